@@ -1,0 +1,70 @@
+# LMiX: `make run` starts the product in embedded mode; `make test` runs every test.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+UV := .uv/bin/uv
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
+
+.PHONY: run test test-python test-frontend test-e2e bench lint format up down clean
+
+run: $(VENV)/.synced frontend/dist/index.html
+	@$(PY) manage.py migrate --noinput -v 0
+	@$(PY) manage.py seed_demo
+	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve
+
+test: $(VENV)/.synced frontend/dist/index.html e2e-deps
+	@$(MAKE) --no-print-directory test-python test-frontend test-e2e
+
+# The Python suite on SQLite with in-process layers; again on PostgreSQL + Redis when
+# DATABASE_URL and REDIS_URL are set.
+test-python: $(VENV)/.synced
+	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(VENV)/bin/pytest -q
+	@if [ -n "$$DATABASE_URL" ] && [ -n "$$REDIS_URL" ]; then \
+		echo "== again on PostgreSQL + Redis"; $(VENV)/bin/pytest -q; fi
+
+test-frontend: frontend/node_modules/.installed
+	cd frontend && npm test --silent
+
+test-e2e: $(VENV)/.synced frontend/dist/index.html e2e-deps
+	cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec
+
+lint: $(VENV)/.synced
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.synced
+	$(VENV)/bin/ruff format . && $(VENV)/bin/ruff check --fix .
+
+up:
+	docker compose up --build
+
+down:
+	docker compose down
+
+clean:
+	rm -rf $(VENV) .uv frontend/node_modules frontend/dist tests/e2e/node_modules
+
+# --- installation: each step runs only when its inputs changed ---------------------------
+$(UV):
+	$(PYTHON) -m venv .uv && .uv/bin/pip install -q uv==0.13.9
+
+$(VENV)/.synced: uv.lock pyproject.toml | $(UV)
+	$(UV) sync --frozen --python $(PYTHON)
+	@touch $@
+
+frontend/node_modules/.installed: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SRC)
+	cd frontend && npm run build
+
+tests/e2e/node_modules/.installed: tests/e2e/package-lock.json
+	cd tests/e2e && npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: e2e-deps
+e2e-deps: tests/e2e/node_modules/.installed
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }

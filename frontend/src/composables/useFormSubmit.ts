@@ -1,0 +1,54 @@
+/** Form submission state: saving flag, the server's field errors and its general message. */
+import { readonly, ref } from 'vue'
+import { ApiError, type FieldErrors } from '@/api/http'
+
+export function useFormSubmit() {
+  const saving = ref(false)
+  const errors = ref<FieldErrors>({})
+  const formError = ref('')
+
+  /** First message for a field ('' if none). */
+  const errorFor = (field: string) => errors.value[field]?.[0] ?? ''
+
+  /** Client-side checks: set messages for fields; returns true when there were none. */
+  function validate(messages: Record<string, string | false | undefined | null>): boolean {
+    const found: FieldErrors = {}
+    for (const [field, message] of Object.entries(messages)) if (message) found[field] = [message]
+    errors.value = found
+    formError.value = Object.keys(found).length ? 'Please fix the highlighted fields.' : ''
+    return Object.keys(found).length === 0
+  }
+
+  /**
+   * Run `action`; on an ApiError keep its field errors (shown beside the fields) and its
+   * detail. Resolves with the action's result, or undefined when it failed.
+   */
+  async function submit<T>(action: () => Promise<T>): Promise<T | undefined> {
+    saving.value = true
+    errors.value = {}
+    formError.value = ''
+    try {
+      return await action()
+    } catch (e) {
+      if (e instanceof ApiError) {
+        errors.value = e.fieldErrors
+        const general = [...(e.fieldErrors.non_field_errors ?? []), ...(e.fieldErrors.detail ?? [])]
+        formError.value = general[0] ?? e.detail
+      } else {
+        formError.value = e instanceof Error ? e.message : 'Something went wrong.'
+      }
+      return undefined
+    } finally {
+      saving.value = false
+    }
+  }
+
+  return {
+    saving: readonly(saving),
+    errors: readonly(errors),
+    formError: readonly(formError),
+    errorFor,
+    validate,
+    submit,
+  }
+}

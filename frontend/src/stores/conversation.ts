@@ -1,0 +1,188 @@
+/** One production's conversation: its turns, the visible branch, and the actions on it. */
+import { defineStore } from 'pinia'
+import { computed, ref } from 'vue'
+import * as api from '@/api/productions'
+import { ApiError } from '@/api/http'
+import type { ProductionDetail, ServerMessage, Turn } from '@/api/types'
+import { siblingLeaf, visiblePath } from '@/lib/branches'
+import { applyMessage, isActive, type ConversationState } from '@/lib/conversation'
+import { EventSync } from '@/lib/sequence'
+import { useToastsStore } from './toasts'
+
+export type ProductionInfo = Omit<ProductionDetail, 'turns' | 'head' | 'autoplay_remaining' | 'event_seq'>
+
+export const useConversationStore = defineStore('conversation', () => {
+  const toasts = useToastsStore()
+
+  const productionId = ref<string | null>(null)
+  const production = ref<ProductionInfo | null>(null)
+  const state = ref<ConversationState>({ turns: [], autoplayRemaining: 0 })
+  const leafId = ref<string | null>(null)
+  const loading = ref(false)
+  const loadError = ref<ApiError | null>(null)
+  /** What is being sent right now ('next', an assistant id, 'director', 'autoplay'…). */
+  const sending = ref<string | null>(null)
+  const directiveTurnId = ref<string | null>(null)
+
+  const turns = computed(() => state.value.turns)
+  const autoplayRemaining = computed(() => state.value.autoplayRemaining)
+  const path = computed(() => visiblePath(state.value.turns, leafId.value))
+  /** The last turn of the visible branch: where new turns attach. */
+  const branchEnd = computed<Turn | null>(() => path.value[path.value.length - 1]?.turn ?? null)
+  const activeTurn = computed(() => state.value.turns.find(isActive) ?? null)
+  const isGenerating = computed(() => activeTurn.value !== null)
+  const castById = computed(() => new Map((production.value?.cast ?? []).map((c) => [c.id, c])))
+  const directiveTurn = computed(() => state.value.turns.find((t) => t.id === directiveTurnId.value) ?? null)
+
+  function applySnapshot(detail: ProductionDetail) {
+    const { turns: list, head, autoplay_remaining, event_seq: _seq, ...info } = detail
+    production.value = info
+    state.value = { turns: [...list].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)), autoplayRemaining: autoplay_remaining }
+    // Keep the branch being looked at; otherwise follow the server's head.
+    if (!leafId.value || !list.some((t) => t.id === leafId.value)) leafId.value = head
+  }
+
+  const sync = new EventSync<ServerMessage>({
+    apply: (msg) => {
+      const end = branchEnd.value
+      const ok = applyMessage(state.value, msg)
+      if (ok && msg.type === 'turn.created') follow(msg.turn, end)
+      return ok
+    },
+    resync: async () => {
+      if (!productionId.value) return 0
+      const detail = await api.getProduction(productionId.value)
+      applySnapshot(detail)
+      return detail.event_seq
+    },
+  })
+
+  /** A new turn attached to the end of the visible branch becomes its new end. */
+  function follow(turn: Turn, end: Turn | null) {
+    if ((end === null && turn.parent === null) || (end && turn.parent === end.id)) leafId.value = turn.id
+  }
+
+  async function load(id: string): Promise<void> {
+    if (productionId.value !== id) {
+      productionId.value = id
+      production.value = null
+      state.value = { turns: [], autoplayRemaining: 0 }
+      leafId.value = null
+      directiveTurnId.value = null
+    }
+    loading.value = true
+    loadError.value = null
+    try {
+      const detail = await api.getProduction(id)
+      if (productionId.value !== id) return
+      applySnapshot(detail)
+      sync.reset(detail.event_seq)
+    } catch (e) {
+      loadError.value = e instanceof ApiError ? e : new ApiError(0, String(e))
+    } finally {
+      loading.value = false
+    }
+  }
+
+  /** Feed one socket message (or the socket's own open event: re-read everything). */
+  function handleSocket(msg: ServerMessage | { type: 'socket.open' }) {
+    if (msg.type === 'socket.open') void sync.resync()
+    else if (msg.type !== 'pong') sync.handle(msg)
+  }
+
+  function insertOwn(turn: Turn) {
+    applyMessage(state.value, { type: 'turn.created', seq: -1, turn })
+    leafId.value = turn.id
+  }
+
+  /** Run one request; `exclusive` ones are not sent twice at once (double clicks). */
+  async function run(label: string, action: () => Promise<void>, exclusive = true) {
+    if (exclusive && sending.value) return
+    if (exclusive) sending.value = label
+    try {
+      await action()
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) toasts.push(e.detail || 'A turn is already being generated.', 'error')
+      else toasts.error(e)
+    } finally {
+      if (exclusive) sending.value = null
+    }
+  }
+
+  const pid = () => productionId.value as string
+
+  /** Ask one assistant (or, without one, whoever the server picks) to speak next. */
+  const speak = (assistantId?: string) =>
+    run(assistantId ?? 'next', async () => {
+      const parent = branchEnd.value?.id ?? null
+      const turn = await api.createTurn(pid(), assistantId ? { assistant: assistantId, parent } : { parent })
+      insertOwn(turn)
+    })
+
+  /** Generate a sibling of `turn`: same speaker, same parent (also the retry of a failed turn). */
+  const regenerate = (turn: Turn) =>
+    run(`regenerate:${turn.id}`, async () => {
+      const input = turn.assistant ? { assistant: turn.assistant, parent: turn.parent } : { parent: turn.parent }
+      insertOwn(await api.createTurn(pid(), input))
+    })
+
+  const sendDirector = (content: string) =>
+    run('director', async () => {
+      insertOwn(await api.createTurn(pid(), { content, parent: branchEnd.value?.id ?? null }))
+    })
+
+  const stop = (turn: Turn) =>
+    run(`stop:${turn.id}`, async () => {
+      const stopped = await api.stopTurn(pid(), turn.id)
+      applyMessage(state.value, { type: 'turn.done', seq: -1, turn: stopped })
+    }, false)
+
+  const startAutoplay = (count: number) =>
+    run('autoplay', async () => {
+      const { autoplay_remaining } = await api.startAutoplay(pid(), count, branchEnd.value?.id ?? undefined)
+      state.value.autoplayRemaining = autoplay_remaining
+    })
+
+  const stopAutoplay = () =>
+    run('autoplay-stop', async () => {
+      const { autoplay_remaining } = await api.stopAutoplay(pid())
+      state.value.autoplayRemaining = autoplay_remaining
+    }, false)
+
+  /** Show the sibling `delta` steps away from `turn`, with its latest descendants below. */
+  function showSibling(turn: Turn, delta: number) {
+    const leaf = siblingLeaf(state.value.turns, turn.id, delta)
+    if (leaf) leafId.value = leaf
+  }
+
+  function openDirective(turn: Turn | null) {
+    directiveTurnId.value = turn?.id ?? null
+  }
+
+  return {
+    productionId,
+    production,
+    turns,
+    leafId,
+    path,
+    branchEnd,
+    activeTurn,
+    isGenerating,
+    autoplayRemaining,
+    castById,
+    loading,
+    loadError,
+    sending,
+    directiveTurn,
+    load,
+    handleSocket,
+    speak,
+    regenerate,
+    sendDirector,
+    stop,
+    startAutoplay,
+    stopAutoplay,
+    showSibling,
+    openDirective,
+  }
+})

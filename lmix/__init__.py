@@ -1,0 +1,5 @@
+"""LMiX project package: settings, authoring data, LLM providers and the Celery app."""
+
+from .celery import app as celery_app
+
+__all__ = ["celery_app"]

@@ -1,0 +1,134 @@
+"""REST endpoints for the authoring data: each user sees and changes only their own objects."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from . import services
+from .llm.client import llm_test
+from .models import Affiliation, Assistant, LLMModel, Persona, Scenario, World
+from .serializers import (
+    AffiliationSerializer,
+    AssistantSerializer,
+    LLMModelSerializer,
+    ModelTestResultSerializer,
+    ModelTestSerializer,
+    PersonaSerializer,
+    ScenarioSerializer,
+    WorldSerializer,
+)
+
+UUID_PATTERN = "[0-9a-fA-F-]{32,36}"
+
+
+class OwnedViewSet(viewsets.ModelViewSet):
+    """CRUD over the requesting user's own objects; anyone else's are a 404."""
+
+    lookup_value_regex = UUID_PATTERN
+
+    def get_queryset(self):
+        return self.queryset.filter(owner=self.request.user)
+
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+        serializer.save(owner=self.request.user)
+
+
+class WorldViewSet(OwnedViewSet):
+    queryset = World.objects.all()
+    serializer_class = WorldSerializer
+
+
+class ScenarioViewSet(OwnedViewSet):
+    queryset = Scenario.objects.all()
+    serializer_class = ScenarioSerializer
+
+
+class AffiliationViewSet(OwnedViewSet):
+    queryset = Affiliation.objects.all()
+    serializer_class = AffiliationSerializer
+
+
+class PersonaViewSet(OwnedViewSet):
+    queryset = Persona.objects.prefetch_related("affiliations")
+    serializer_class = PersonaSerializer
+
+    def perform_create(self, serializer: PersonaSerializer) -> None:
+        self._save(serializer, Persona(owner=self.request.user))
+
+    def perform_update(self, serializer: PersonaSerializer) -> None:
+        self._save(serializer, serializer.instance)
+
+    def _save(self, serializer: PersonaSerializer, persona: Persona) -> None:
+        data = dict(serializer.validated_data)
+        affiliations = data.pop("affiliations", None)
+        for attr, value in data.items():
+            setattr(persona, attr, value)
+        serializer.instance = services.persona_save(persona=persona, affiliations=affiliations)
+
+
+class AssistantViewSet(OwnedViewSet):
+    queryset = Assistant.objects.select_related("persona", "model")
+    serializer_class = AssistantSerializer
+
+
+class LLMModelViewSet(OwnedViewSet):
+    queryset = LLMModel.objects.all()
+    serializer_class = LLMModelSerializer
+
+    @extend_schema(
+        request=LLMModelSerializer,
+        responses={201: LLMModelSerializer},
+        description="Add one model, or an array of models (all or nothing, errors per item).",
+    )
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        many = isinstance(request.data, list)
+        serializer = self.get_serializer(data=request.data, many=many)
+        serializer.is_valid(raise_exception=True)
+        items = serializer.validated_data if many else [serializer.validated_data]
+        created = services.models_create(owner=request.user, items=items)
+        output = LLMModelSerializer(created if many else created[0], many=many)
+        return Response(output.data, status=status.HTTP_201_CREATED)
+
+    def perform_update(self, serializer: LLMModelSerializer) -> None:
+        serializer.instance = services.model_update(
+            model=serializer.instance, data=dict(serializer.validated_data)
+        )
+
+    @extend_schema(request=None, responses=LLMModelSerializer)
+    @action(detail=True, methods=["patch"], url_path="default")
+    def default(self, request: Request, pk: str | None = None) -> Response:
+        model = services.model_set_default(model=self.get_object())
+        return Response(LLMModelSerializer(model).data)
+
+    @extend_schema(request=ModelTestSerializer, responses=ModelTestResultSerializer)
+    @action(detail=False, methods=["post"], url_path="test")
+    def test(self, request: Request) -> Response:
+        """A real round trip to the provider (list models, or a one-token completion)."""
+        data = ModelTestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        params = dict(data.validated_data)
+        if params.get("id"):
+            model = self.get_queryset().filter(pk=params["id"]).first()
+            if model is None:
+                return Response({"detail": "No such model."}, status=status.HTTP_404_NOT_FOUND)
+            params = {
+                "provider": model.provider,
+                "endpoint": model.api_endpoint,
+                "api_key": model.api_key,
+                "model_id": model.model_id,
+            }
+        else:
+            fields = services.model_fields_prepare(
+                api_endpoint=params["api_endpoint"],
+                model_id=params.get("model_id", "") or "x",
+                provider=params.get("provider", ""),
+            )
+            params = {
+                "provider": fields["provider"],
+                "endpoint": fields["api_endpoint"],
+                "api_key": params.get("api_key", ""),
+                "model_id": params.get("model_id", ""),
+            }
+        return Response(llm_test(**params))

@@ -1,0 +1,122 @@
+"""Anthropic's Messages API via the `anthropic` SDK; structured output through a forced tool."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+
+from . import structured
+from .base import CallConfig, Completion, LLMInvalidOutput, Message, T, Usage
+from .endpoints import api_base
+from .failures import SDKErrors, failed, translated
+
+ERRORS = SDKErrors(anthropic.AnthropicError, anthropic.APITimeoutError, anthropic.APIStatusError)
+# An explicit (if wrong) key stops the SDK from reading the server's own ANTHROPIC_* env.
+NO_KEY = "no-key"
+# Anthropic requires max_tokens on every request.
+DEFAULT_MAX_TOKENS = 1024
+
+
+def _client(config: CallConfig) -> anthropic.Anthropic:
+    return anthropic.Anthropic(
+        api_key=config.api_key or NO_KEY,
+        base_url=api_base("anthropic", config.endpoint),
+        timeout=config.timeout,
+        max_retries=config.max_retries,  # the SDK backs off on 429/5xx/dropped connections
+    )
+
+
+def _request(config: CallConfig, messages: list[Message]) -> dict[str, Any]:
+    """System text goes apart; turns alternate and open with the user, as the API requires."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
+    turns: list[dict[str, str]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        content = message.content or "..."  # empty text blocks are refused
+        if turns and turns[-1]["role"] == message.role:
+            turns[-1]["content"] += f"\n\n{content}"
+        else:
+            turns.append({"role": message.role, "content": content})
+    if not turns or turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": "Continue."})
+    params = config.params
+    request: dict[str, Any] = {
+        "model": config.model_id,
+        "messages": turns,
+        "max_tokens": params.get("max_tokens", DEFAULT_MAX_TOKENS),
+    }
+    if system:
+        request["system"] = system
+    if "temperature" in params:
+        request["temperature"] = min(params["temperature"], 1.0)  # Anthropic's range is 0..1
+    if "top_p" in params:
+        request["top_p"] = params["top_p"]
+    if "stop" in params:
+        request["stop_sequences"] = params["stop"]
+    # Anthropic has no presence/frequency penalties: they are dropped, not refused.
+    return request
+
+
+def _usage(reported: Any) -> Usage:
+    return Usage(reported.input_tokens or 0, reported.output_tokens or 0)
+
+
+class AnthropicProvider:
+    def _create(self, config: CallConfig, messages: list[Message], **extra: Any) -> Any:
+        with translated(ERRORS, config.provider, "complete"), _client(config) as client:
+            return client.messages.create(**_request(config, messages), **extra)
+
+    def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
+        response = self._create(config, messages)
+        text = "".join(block.text for block in response.content if block.type == "text")
+        return Completion(text, _usage(response.usage))
+
+    def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
+        with translated(ERRORS, config.provider, "stream"), _client(config) as client:
+            events = client.messages.create(**_request(config, messages), stream=True)
+            with events:  # closing it ends the HTTP response when the caller stops early
+                for event in events:
+                    if event.type == "message_start":
+                        usage.prompt_tokens = event.message.usage.input_tokens or 0
+                    elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+                        if event.delta.text:
+                            yield event.delta.text
+                    elif event.type == "message_delta" and event.usage is not None:
+                        usage.completion_tokens = event.usage.output_tokens or 0
+
+    def structured(
+        self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
+    ) -> T:
+        name = structured.schema_name(schema)
+        tool = {
+            "name": name,
+            "description": f"Give the answer as a {schema.__name__}.",
+            "input_schema": structured.json_schema(schema),
+        }
+        forced = {"tools": [tool], "tool_choice": {"type": "tool", "name": name}}
+
+        def ask(conversation: list[Message]) -> T:
+            response = self._create(config, conversation, **forced)
+            answer = _usage(response.usage)
+            usage.prompt_tokens += answer.prompt_tokens
+            usage.completion_tokens += answer.completion_tokens
+            for block in response.content:
+                if block.type == "tool_use":
+                    return structured.validate(block.input, schema)
+            # A proxy may ignore tools and answer in text: parse that instead.
+            text = "".join(block.text for block in response.content if block.type == "text")
+            return structured.parse(text, schema)
+
+        try:
+            return ask(messages)
+        except structured.Unparsable as problem:
+            retry = structured.repair(messages, problem)
+        try:
+            return ask(retry)
+        except structured.Unparsable:
+            raise failed(config.provider, "structured", LLMInvalidOutput()) from None
+
+    def list_models(self, config: CallConfig) -> list[str]:
+        with translated(ERRORS, config.provider, "list_models"), _client(config) as client:
+            return list(dict.fromkeys(model.id for model in client.models.list(limit=1000)))

@@ -1,0 +1,280 @@
+"""The offline narrator: deterministic prose and schema-valid data built from the prompt."""
+
+import hashlib
+import json
+import math
+import re
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from .base import CallConfig, Completion, LLMInvalidOutput, Message, T, Usage
+from .tokens import estimate_usage
+
+X = TypeVar("X")
+MODEL_ID = "narrator"
+FALLBACK_SPEAKER = "The narrator"
+_SPEAKER = re.compile(r"^\s*YOU ARE:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
+_QUOTE = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
+# fmt: off
+_STOPWORDS = frozenset({
+    "this", "that", "with", "from", "have", "what", "when", "where", "which", "will", "would",
+    "could", "should", "there", "their", "they", "them", "then", "than", "your", "yours",
+    "about", "into", "over", "just", "like", "very", "been", "were", "said", "says", "tell",
+    "told", "here", "some", "more", "most", "much", "such", "only", "also", "each", "other",
+})
+# fmt: on
+# Recursive schemas stop here (with null or an empty list where the schema allows it).
+MAX_DEPTH = 6
+
+_OPENINGS = (
+    "{Name} takes a moment before answering.",
+    "{Name} looks up, weighing the words.",
+    "{Name} leans closer, voice low.",
+    "{Name} lets the silence stretch for a heartbeat.",
+    "{Name} glances toward the door, then back again.",
+    "{Name} folds both hands and considers.",
+)
+_ECHOES = (
+    "“{quote}” {name} repeats slowly.",
+    "The words hang in the air: “{quote}”",
+    "{Name} turns the phrase over: “{quote}”",
+    "“{quote}” It is said plainly enough, and {name} hears it.",
+)
+_TOPICS = (
+    "Talk of {topic} has a way of changing a room.",
+    "Everyone here has an opinion about {topic}.",
+    "There is more to {topic} than anyone has admitted.",
+    "The mention of {topic} draws a few careful looks.",
+)
+_LINES = (
+    "“We should not linger here,” {name} says.",
+    "“Tell me more, and leave nothing out,” {name} says.",
+    "“I have heard stranger things tonight,” {name} admits.",
+    "“Then we understand each other,” {name} says.",
+    "“Careful. Not everyone here is a friend,” {name} warns.",
+    "“Let us see where this leads,” {name} says.",
+)
+# fmt: off
+_NAME_FIELDS = frozenset({"name", "speaker", "character", "who", "actor", "author", "persona"})
+_PROSE_FIELDS = frozenset({
+    "text", "content", "narration", "reply", "response", "message", "description", "summary",
+    "prose", "dialogue", "speech", "body", "story", "answer", "output",
+})
+# fmt: on
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What the narrator takes from a conversation."""
+
+    seed: bytes
+    speaker: str
+    quotes: tuple[str, ...]
+    words: tuple[str, ...]
+
+    @classmethod
+    def read(cls, messages: list[Message]) -> "Prompt":
+        seed = hashlib.sha256(json.dumps([m.as_dict() for m in messages]).encode()).digest()
+        system = "\n".join(m.content for m in messages if m.role == "system")
+        found = _SPEAKER.findall(system)
+        speaker = found[-1] if found else FALLBACK_SPEAKER
+        last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        quotes = tuple(a or b for a, b in _QUOTE.findall(last_user))
+        unquoted = _QUOTE.sub(" ", last_user)
+        words = tuple(
+            w for w in _WORD.findall(unquoted) if w.lower() not in _STOPWORDS and w != speaker
+        )
+        return cls(seed, speaker, quotes, words)
+
+    def number(self, salt: str) -> int:
+        return int.from_bytes(hashlib.sha256(self.seed + salt.encode()).digest()[:8], "big")
+
+    def pick(self, salt: str, options: Sequence[X]) -> X:
+        return options[self.number(salt) % len(options)]
+
+    def topic(self, salt: str) -> str:
+        return self.pick(salt, self.words).lower() if self.words else ""
+
+    def prose(self) -> str:
+        name = self.speaker
+        # Mid-sentence, the fallback reads "the narrator"; a character's name keeps its case.
+        names = {"Name": name, "name": "the narrator" if name == FALLBACK_SPEAKER else name}
+        sentences = [self.pick("opening", _OPENINGS).format(**names)]
+        for i, quote in enumerate(self.quotes):
+            sentences.append(self.pick(f"echo{i}", _ECHOES).format(quote=quote, **names))
+        if topic := self.topic("topic"):
+            sentences.append(self.pick("topics", _TOPICS).format(topic=topic))
+        sentences.append(self.pick("line", _LINES).format(**names))
+        return " ".join(sentences)
+
+    def phrase(self, salt: str) -> str:
+        if not self.words:
+            return "nothing in particular"
+        count = 1 + self.number(f"{salt}#n") % 3
+        return " ".join(self.topic(f"{salt}#{i}") for i in range(count))
+
+
+def deltas(text: str) -> Iterator[str]:
+    """The text in small pieces (two words each, spaces kept) that join back to it exactly."""
+    pieces = re.findall(r"\s*\S+\s*", text)
+    for i in range(0, len(pieces), 2):
+        yield "".join(pieces[i : i + 2])
+
+
+class _Builder:
+    """Builds a value for a JSON schema (pydantic's flavour) from a Prompt, deterministically."""
+
+    def __init__(self, prompt: Prompt, root: dict[str, Any], required_only: bool) -> None:
+        self.prompt = prompt
+        self.defs = root.get("$defs", {})
+        self.required_only = required_only
+
+    def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in schema:
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            schema = {**self.defs[schema["$ref"].rsplit("/", 1)[-1]], **rest}
+        if "allOf" in schema:
+            merged = {k: v for k, v in schema.items() if k != "allOf"}
+            for part in schema["allOf"]:
+                merged = {**self.resolve(part), **merged}
+            schema = merged
+        return schema
+
+    def value(self, schema: dict[str, Any], path: str, depth: int = 0) -> Any:
+        schema = self.resolve(schema)
+        if "const" in schema:
+            return schema["const"]
+        if "enum" in schema:
+            return self.prompt.pick(path, schema["enum"])
+        options = schema.get("anyOf") or schema.get("oneOf")
+        if options:
+            concrete = [o for o in options if self.resolve(o).get("type") != "null"]
+            if not concrete or (depth >= MAX_DEPTH and len(concrete) < len(options)):
+                return None
+            return self.value(self.prompt.pick(path, concrete), path, depth + 1)
+        kind = schema.get("type", "string")
+        if isinstance(kind, list):
+            kind = next((k for k in kind if k != "null"), "null")
+        name = path.rsplit(".", 1)[-1].rstrip("]0123456789[").lower()
+        build = getattr(self, f"_{kind}", self._string)
+        return build(schema, path, name, depth)
+
+    def _object(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
+        properties = schema.get("properties", {})
+        required = set(schema.get("required", []))
+        result = {
+            key: self.value(sub, f"{path}.{key}", depth + 1)
+            for key, sub in properties.items()
+            if key in required or not self.required_only
+        }
+        extra = schema.get("additionalProperties")
+        if not properties and isinstance(extra, dict) and depth < MAX_DEPTH:
+            key = self.prompt.topic(f"{path}#key") or "note"
+            result[key] = self.value(extra, f"{path}.{key}", depth + 1)
+        return result
+
+    def _array(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
+        if "prefixItems" in schema:  # tuples
+            return [
+                self.value(item, f"{path}[{i}]", depth + 1)
+                for i, item in enumerate(schema["prefixItems"])
+            ]
+        low, high = schema.get("minItems", 0), schema.get("maxItems")
+        count = max(low, 0 if depth >= MAX_DEPTH else 1)
+        if high is not None:
+            count = min(count, high)
+        items = schema.get("items", {})
+        return [self.value(items, f"{path}[{i}]", depth + 1) for i in range(count)]
+
+    def _string(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
+        formats = {
+            "date-time": "2000-01-01T00:00:00Z",
+            "date": "2000-01-01",
+            "time": "00:00:00",
+            "email": "narrator@example.com",
+            "uri": "https://example.com/",
+            "uuid": str(uuid.UUID(int=self.prompt.number(path), version=4)),
+        }
+        if schema.get("format") in formats:
+            return formats[schema["format"]]
+        if name in _NAME_FIELDS:
+            text = self.prompt.speaker
+        elif name in _PROSE_FIELDS:
+            text = self.prompt.prose()
+        else:
+            text = self.prompt.phrase(path)
+        low, high = schema.get("minLength", 0), schema.get("maxLength")
+        if high is not None and len(text) > high:
+            text = text[:high].rstrip() or text[:high]
+        if len(text) < low:
+            text = text + "." * (low - len(text))
+        return text
+
+    def _integer(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if low is None and "exclusiveMinimum" in schema:
+            low = math.floor(schema["exclusiveMinimum"]) + 1
+        if high is None and "exclusiveMaximum" in schema:
+            high = math.ceil(schema["exclusiveMaximum"]) - 1
+        if low is None:
+            low = 0 if high is None or high >= 10 else high - 10
+        if high is None:
+            high = low + 10
+        low, high = math.ceil(low), math.floor(high)
+        return low + self.prompt.number(path) % max(1, high - low + 1)
+
+    def _number(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
+        low = schema.get("minimum", schema.get("exclusiveMinimum"))
+        high = schema.get("maximum", schema.get("exclusiveMaximum"))
+        if low is None:
+            low = 0.0 if high is None or high >= 10 else high - 10.0
+        if high is None:
+            high = low + 10.0
+        fraction = (1 + self.prompt.number(path) % 98) / 100  # never exactly on a bound
+        return round(low + (high - low) * fraction, 6)
+
+    def _boolean(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
+        return self.prompt.number(path) % 2 == 0
+
+    def _null(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
+        return None
+
+
+class OfflineNarrator:
+    """Registered like any adapter; never touches the network."""
+
+    def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
+        text = Prompt.read(messages).prose()
+        return Completion(text, estimate_usage(messages, text))
+
+    def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
+        answer = self.complete(config, messages)
+        usage.prompt_tokens = answer.usage.prompt_tokens
+        yield from deltas(answer.text)
+        usage.completion_tokens = answer.usage.completion_tokens
+
+    def structured(
+        self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
+    ) -> T:
+        prompt = Prompt.read(messages)
+        root = schema.model_json_schema()
+        # All fields first (richer); if a validator objects, only the required ones.
+        for required_only in (False, True):
+            data = _Builder(prompt, root, required_only).value(root, schema.__name__)
+            try:
+                result = schema.model_validate(data)
+            except ValidationError:
+                continue
+            answer = estimate_usage(messages, result.model_dump_json())
+            usage.prompt_tokens += answer.prompt_tokens
+            usage.completion_tokens += answer.completion_tokens
+            return result
+        raise LLMInvalidOutput()
+
+    def list_models(self, config: CallConfig) -> list[str]:
+        return [MODEL_ID]

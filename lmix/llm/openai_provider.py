@@ -1,0 +1,140 @@
+"""OpenAI and OpenAI-compatible servers (Ollama's /v1, vLLM, LM Studio) via the `openai` SDK."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+
+from . import structured
+from .base import (
+    CallConfig,
+    Completion,
+    LLMBadRequest,
+    LLMInvalidOutput,
+    Message,
+    T,
+    Usage,
+)
+from .endpoints import api_base
+from .failures import SDKErrors, failed, translated
+from .tokens import estimate_usage
+
+ERRORS = SDKErrors(openai.OpenAIError, openai.APITimeoutError, openai.APIStatusError)
+# Local servers take no key but the SDK insists on one; an empty key must never let the SDK
+# fall back to the server's own OPENAI_API_KEY.
+NO_KEY = "no-key"
+
+
+def _client(config: CallConfig) -> openai.OpenAI:
+    client = openai.OpenAI(
+        api_key=config.api_key or NO_KEY,
+        base_url=api_base(config.provider, config.endpoint),
+        timeout=config.timeout,
+        max_retries=config.max_retries,  # the SDK backs off on 429/5xx/dropped connections
+    )
+    # Nor may the server's OPENAI_ORG_ID / PROJECT_ID / ADMIN_KEY reach a user's endpoint.
+    client.organization = client.project = client.admin_api_key = None
+    return client
+
+
+def _params(config: CallConfig) -> dict[str, Any]:
+    params = dict(config.params)
+    if config.provider == "openai" and "max_tokens" in params:
+        # OpenAI's reasoning models refuse max_tokens; every current model takes this.
+        params["max_completion_tokens"] = params.pop("max_tokens")
+    return params
+
+
+def _wire(messages: list[Message]) -> list[dict[str, str]]:
+    return [m.as_dict() for m in messages]
+
+
+class OpenAIProvider:
+    """One adapter for every server that speaks OpenAI's chat completions API."""
+
+    def _create(self, config: CallConfig, messages: list[Message], **extra: Any) -> Completion:
+        with translated(ERRORS, config.provider, "complete"), _client(config) as client:
+            response = client.chat.completions.create(
+                model=config.model_id, messages=_wire(messages), **_params(config), **extra
+            )
+        if not response.choices:
+            raise failed(config.provider, "complete", LLMInvalidOutput())
+        text = response.choices[0].message.content or ""
+        reported = response.usage
+        if reported is None:
+            return Completion(text, estimate_usage(messages, text))
+        return Completion(text, Usage(reported.prompt_tokens, reported.completion_tokens))
+
+    def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
+        return self._create(config, messages)
+
+    def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
+        # Only OpenAI itself is sure to accept stream_options; others get counted locally.
+        extra = {"stream_options": {"include_usage": True}} if config.provider == "openai" else {}
+        parts: list[str] = []
+        reported = False
+        with translated(ERRORS, config.provider, "stream"), _client(config) as client:
+            chunks = client.chat.completions.create(
+                model=config.model_id,
+                messages=_wire(messages),
+                stream=True,
+                **_params(config),
+                **extra,
+            )
+            with chunks:  # closing it ends the HTTP response when the caller stops early
+                for chunk in chunks:
+                    if chunk.usage is not None:
+                        usage.prompt_tokens = chunk.usage.prompt_tokens
+                        usage.completion_tokens = chunk.usage.completion_tokens
+                        reported = True
+                    for choice in chunk.choices or []:
+                        delta = choice.delta.content if choice.delta else None
+                        if delta:
+                            parts.append(delta)
+                            yield delta
+        if not reported:
+            estimate = estimate_usage(messages, "".join(parts))
+            usage.prompt_tokens = estimate.prompt_tokens
+            usage.completion_tokens = estimate.completion_tokens
+
+    def structured(
+        self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
+    ) -> T:
+        prompt = structured.with_instruction(messages, schema)
+        response_format: dict[str, Any] | None = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": structured.schema_name(schema),
+                "schema": structured.json_schema(schema),
+                # Strict mode wants every field required and no extras: most models aren't.
+                "strict": False,
+            },
+        }
+
+        def ask(conversation: list[Message]) -> str:
+            extra = {"response_format": response_format} if response_format else {}
+            answer = self._create(config, conversation, **extra)
+            usage.prompt_tokens += answer.usage.prompt_tokens
+            usage.completion_tokens += answer.usage.completion_tokens
+            return answer.text
+
+        try:
+            text = ask(prompt)
+        except LLMBadRequest as error:
+            if getattr(error, "status", None) not in (400, 422):
+                raise
+            # Servers without JSON-schema mode refuse it; the prompt alone still asks for JSON.
+            response_format = None
+            text = ask(prompt)
+        try:
+            return structured.parse(text, schema)
+        except structured.Unparsable as problem:
+            text = ask(structured.repair(prompt, problem))
+        try:
+            return structured.parse(text, schema)
+        except structured.Unparsable:
+            raise failed(config.provider, "structured", LLMInvalidOutput()) from None
+
+    def list_models(self, config: CallConfig) -> list[str]:
+        with translated(ERRORS, config.provider, "list_models"), _client(config) as client:
+            return list(dict.fromkeys(model.id for model in client.models.list()))

@@ -1,0 +1,63 @@
+"""`manage.py serve`: daphne on HOST:PORT, plus an in-process Celery worker in embedded mode."""
+
+import os
+from contextlib import ExitStack
+
+from daphne.endpoints import build_endpoint_description_strings
+from daphne.server import Server
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from lmix.demo import DEMO_ADMIN, DEMO_USERS
+
+
+class Command(BaseCommand):
+    help = "Serve the SPA, API, admin and websockets (and the worker, in embedded mode)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        parser.add_argument(
+            "--worker",
+            choices=["auto", "yes", "no"],
+            default="auto",
+            help="Run a Celery worker in this process (auto: only on the in-memory broker).",
+        )
+        parser.add_argument("--quiet", action="store_true", help="Do not print the banner.")
+
+    def handle(self, *args, host: str, port: int, worker: str, quiet: bool, **options) -> None:
+        from lmix.asgi import application
+
+        embedded = settings.CELERY_BROKER_URL.startswith("memory://")
+        run_worker = worker == "yes" or (worker == "auto" and embedded)
+        with ExitStack() as stack:
+            if run_worker:
+                from lmix.embedded_worker import embedded_worker
+
+                stack.enter_context(embedded_worker())
+            if not quiet:
+                self._banner(host, port, run_worker)
+            Server(
+                application=application,
+                endpoints=build_endpoint_description_strings(host=host, port=port),
+                signal_handlers=True,
+                verbosity=0,
+            ).run()
+        self.stdout.write("LMiX stopped.")
+
+    def _banner(self, host: str, port: int, run_worker: bool) -> None:
+        shown = "localhost" if host in {"127.0.0.1", "0.0.0.0", "::"} else host
+        base = f"http://{shown}:{port}"
+        database = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+        lines = [
+            "",
+            "LMiX is running.",
+            f"  App:       {base}/",
+            f"  Admin:     {base}/admin/",
+            f"  API docs:  {base}/api/docs",
+            f"  Database:  {database}; worker: {'in-process' if run_worker else 'external'}",
+            "  Logins:    " + ", ".join(f"{u} / {p}" for u, p in [*DEMO_USERS, DEMO_ADMIN]),
+            "  Stop with Ctrl-C.",
+            "",
+        ]
+        self.stdout.write("\n".join(lines))

@@ -1,0 +1,5 @@
+"""Websocket routes of every app, gathered for the ASGI router."""
+
+from productions.routing import websocket_urlpatterns as production_routes
+
+websocket_urlpatterns = [*production_routes]

@@ -1,0 +1,160 @@
+"""Writes to the authoring data: LLM models (defaults, bulk add), personas and their memberships."""
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from .errors import ApplicationError
+from .llm.endpoints import infer_provider, model_display_name, normalize_endpoint
+from .models import OFFLINE_ENDPOINT, Affiliation, LLMModel, Persona, Provider
+
+_UNSET = object()
+
+
+def model_fields_prepare(
+    *, api_endpoint: str, model_id: str, name: str = "", provider: str = ""
+) -> dict[str, str]:
+    """Normalise the endpoint, infer the provider and generate a name where left blank."""
+    endpoint = normalize_endpoint(api_endpoint)
+    return {
+        "api_endpoint": endpoint,
+        "model_id": model_id.strip(),
+        "provider": provider or infer_provider(endpoint),
+        "name": name.strip() or model_display_name(model_id.strip()),
+    }
+
+
+def _make_only_default(model: LLMModel) -> None:
+    LLMModel.objects.filter(owner_id=model.owner_id, is_default=True).exclude(pk=model.pk).update(
+        is_default=False
+    )
+
+
+@transaction.atomic
+def models_create(*, owner: AbstractBaseUser, items: Iterable[dict[str, Any]]) -> list[LLMModel]:
+    """Add one or more models, all or nothing; at most one of them may become the default.
+
+    Args:
+        items: validated fields (api_endpoint, model_id, name?, provider?, api_key?, config?,
+            is_default?).
+    Raises:
+        ApplicationError: the batch names the same model twice or several defaults.
+    """
+    prepared = []
+    for item in items:
+        fields = model_fields_prepare(
+            api_endpoint=item["api_endpoint"],
+            model_id=item["model_id"],
+            name=item.get("name", ""),
+            provider=item.get("provider", ""),
+        )
+        prepared.append((item, fields))
+    _reject_duplicate_models(owner=owner, keys=[
+        (fields["model_id"], fields["api_endpoint"]) for _, fields in prepared
+    ])
+    if sum(1 for item, _ in prepared if item.get("is_default")) > 1:
+        raise ApplicationError("Only one model can be the default.")
+
+    created = []
+    for item, fields in prepared:
+        model = LLMModel(
+            owner=owner, config=item.get("config") or {}, is_default=False, **fields
+        )
+        model.api_key = item.get("api_key") or ""
+        model.save()
+        if item.get("is_default"):
+            model_set_default(model=model)
+        created.append(model)
+    return created
+
+
+def _reject_duplicate_models(
+    *, owner: AbstractBaseUser, keys: list[tuple[str, str]], exclude_pk: Any = None
+) -> None:
+    """Refuse a model id + endpoint the owner already has (or that a batch repeats)."""
+    existing = set(
+        LLMModel.objects.filter(owner=owner, model_id__in=[model_id for model_id, _ in keys])
+        .exclude(pk=exclude_pk)
+        .values_list("model_id", "api_endpoint")
+    )
+    errors: list[dict[str, list[str]]] = []
+    seen: set[tuple[str, str]] = set()
+    for key in keys:
+        if key in existing:
+            errors.append({"model_id": [f"You already have {key[0]} at {key[1]}."]})
+        elif key in seen:
+            errors.append({"model_id": [f"{key[0]} at {key[1]} appears twice in this request."]})
+        else:
+            errors.append({})
+        seen.add(key)
+    if any(errors):
+        first = next(error for error in errors if error)["model_id"][0]
+        raise ApplicationError(first, details=errors if len(keys) > 1 else errors[0])
+
+
+@transaction.atomic
+def model_update(*, model: LLMModel, data: dict[str, Any]) -> LLMModel:
+    """Change a model. An absent or empty api_key keeps the stored key; None clears it."""
+    endpoint = data.get("api_endpoint", model.api_endpoint)
+    model_id = data.get("model_id", model.model_id)
+    fields = model_fields_prepare(
+        api_endpoint=endpoint,
+        model_id=model_id,
+        name=data.get("name", model.name),
+        provider=data.get("provider", "" if "api_endpoint" in data else model.provider),
+    )
+    _reject_duplicate_models(
+        owner=model.owner, keys=[(fields["model_id"], fields["api_endpoint"])], exclude_pk=model.pk
+    )
+    for attr, value in fields.items():
+        setattr(model, attr, value)
+    if "config" in data:
+        model.config = data["config"] or {}
+    api_key = data.get("api_key", _UNSET)
+    if api_key is None:
+        model.api_key = ""
+    elif api_key is not _UNSET and api_key != "":
+        model.api_key = api_key
+    model.save()
+    if data.get("is_default"):
+        model_set_default(model=model)
+    elif data.get("is_default") is False and model.is_default:
+        model.is_default = False
+        model.save(update_fields=["is_default"])
+    return model
+
+
+@transaction.atomic
+def model_set_default(*, model: LLMModel) -> LLMModel:
+    """Make this the owner's one default model."""
+    _make_only_default(model)
+    model.is_default = True
+    model.save(update_fields=["is_default", "updated_at"])
+    return model
+
+
+@transaction.atomic
+def offline_model_ensure(*, owner: AbstractBaseUser) -> LLMModel:
+    """Give a user the offline narrator; it becomes the default if they have none."""
+    model, _ = LLMModel.objects.get_or_create(
+        owner=owner,
+        model_id="narrator",
+        api_endpoint=OFFLINE_ENDPOINT,
+        defaults={"name": "Offline Narrator", "provider": Provider.OFFLINE},
+    )
+    if not LLMModel.objects.filter(owner=owner, is_default=True).exists():
+        model_set_default(model=model)
+    return model
+
+
+@transaction.atomic
+def persona_save(
+    *, persona: Persona, affiliations: list[Affiliation] | None = None
+) -> Persona:
+    """Save a persona and, when given, replace its affiliations (keeping join dates)."""
+    persona.save()
+    if affiliations is not None:
+        persona.affiliations.set(affiliations)
+    return persona

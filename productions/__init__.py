@@ -1,0 +1,1 @@
+"""Productions: AI-to-AI conversations in a world and scenario, with layered knowledge."""

@@ -1,0 +1,8 @@
+"""App config for productions and their turns."""
+
+from django.apps import AppConfig
+
+
+class ProductionsConfig(AppConfig):
+    name = "productions"
+    default_auto_field = "django.db.models.BigAutoField"

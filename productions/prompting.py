@@ -1,0 +1,80 @@
+"""The messages one assistant is sent: compiled knowledge, orientation, then its branch."""
+
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+from lmix.llm.base import Message
+from lmix.llm.tokens import context_window, fit_messages
+from lmix.models import Persona, Scenario, World
+
+from .knowledge import compile_knowledge
+from .models import SpeakerKind, Turn, TurnStatus
+
+TEMPLATES = Path(__file__).parent / "templates" / "productions"
+DEFAULT_REPLY_TOKENS = 512
+OPENING_CUE = "[The scene begins. Speak first.]"
+
+
+@cache
+def _template(name: str) -> str:
+    return (TEMPLATES / name).read_text()
+
+
+def system_prompt(
+    *, speaker: Persona, cast: Sequence[Persona], world: World, scenario: Scenario
+) -> str:
+    knowledge = compile_knowledge(speaker=speaker, cast=cast, world=world, scenario=scenario)
+    return f"{knowledge}\n\n{_template('orientation.txt').format(name=speaker.name)}"
+
+
+def transcript(*, speaker_assistant_id: object, branch: Sequence[Turn]) -> list[Message]:
+    """The branch as chat messages: own turns as assistant, everyone else's as user.
+
+    Failed turns and empty ones are skipped; consecutive messages of one role are merged, and
+    the transcript always starts and ends with a user message, as every provider accepts.
+    """
+    messages: list[Message] = []
+    for turn in branch:
+        if turn.status not in (TurnStatus.DONE, TurnStatus.STOPPED) or not turn.content.strip():
+            continue
+        if turn.speaker_kind == SpeakerKind.DIRECTOR:
+            message = Message("user", f"[Director] {turn.content.strip()}")
+        elif turn.assistant_id == speaker_assistant_id:
+            message = Message("assistant", turn.content.strip())
+        else:
+            message = Message("user", f"{turn.speaker_name}: {turn.content.strip()}")
+        if messages and messages[-1].role == message.role:
+            message = Message(message.role, f"{messages[-1].content}\n\n{message.content}")
+            messages[-1] = message
+        else:
+            messages.append(message)
+    if not messages or messages[0].role != "user":
+        messages.insert(0, Message("user", OPENING_CUE))
+    if messages[-1].role != "user":
+        messages.append(Message("user", "[Continue the scene.]"))
+    return messages
+
+
+def build_messages(
+    *,
+    speaker: Persona,
+    speaker_assistant_id: object,
+    cast: Sequence[Persona],
+    world: World,
+    scenario: Scenario,
+    branch: Sequence[Turn],
+    model_id: str,
+    reply_tokens: int = DEFAULT_REPLY_TOKENS,
+) -> tuple[list[Message], int]:
+    """Everything the model is sent, fitted to its context window (the system prompt is
+    never cut; the oldest turns go first).
+
+    Returns:
+        The messages and how many transcript messages were left out to fit.
+    """
+    system = Message(
+        "system", system_prompt(speaker=speaker, cast=cast, world=world, scenario=scenario)
+    )
+    history = transcript(speaker_assistant_id=speaker_assistant_id, branch=branch)
+    return fit_messages(system, history, budget=context_window(model_id), reserve=reply_tokens)

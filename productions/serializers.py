@@ -1,0 +1,107 @@
+"""Input validation and output shapes of the productions API."""
+
+from rest_framework import serializers
+
+from lmix.models import Assistant, Scenario, World
+from lmix.serializers import OwnedRelatedField
+
+from .models import TURN_TEXT_MAX, Production, Turn
+
+
+class CastSerializer(serializers.ModelSerializer):
+    display_name = serializers.CharField(read_only=True)
+    persona_name = serializers.CharField(source="persona.name", read_only=True)
+    avatar_url = serializers.CharField(source="persona.avatar_url", read_only=True)
+    model_name = serializers.CharField(source="model.name", read_only=True)
+    model_id = serializers.CharField(source="model.model_id", read_only=True)
+    provider = serializers.CharField(source="model.provider", read_only=True)
+
+    class Meta:
+        model = Assistant
+        fields = [
+            "id", "display_name", "persona_name", "avatar_url", "model_name", "model_id",
+            "provider",
+        ]
+
+
+class TurnSerializer(serializers.ModelSerializer):
+    avatar_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Turn
+        fields = [
+            "id", "parent", "depth", "speaker_kind", "assistant", "speaker_name", "avatar_url",
+            "content", "token_count", "status", "error", "model_id", "prompt_tokens",
+            "completion_tokens", "latency_ms", "created_at", "directive",
+        ]
+        read_only_fields = fields
+
+    def get_avatar_url(self, turn: Turn) -> str:
+        assistant = turn.assistant
+        return assistant.persona.avatar_url if assistant is not None else ""
+
+    def to_representation(self, turn: Turn) -> dict:
+        data = super().to_representation(turn)
+        if not self.context.get("show_directive"):
+            data.pop("directive")
+        return data
+
+
+class ProductionSerializer(serializers.ModelSerializer):
+    world = OwnedRelatedField(queryset=World.objects.all())
+    scenario = OwnedRelatedField(queryset=Scenario.objects.all())
+    assistants = OwnedRelatedField(many=True, queryset=Assistant.objects.all())
+    world_name = serializers.CharField(source="world.name", read_only=True)
+    scenario_name = serializers.CharField(source="scenario.name", read_only=True)
+    turn_count = serializers.IntegerField(read_only=True, default=0)
+
+    class Meta:
+        model = Production
+        fields = [
+            "id", "name", "world", "scenario", "world_name", "scenario_name", "assistants",
+            "show_directive", "turn_count", "created_at", "updated_at",
+        ]
+        read_only_fields = ["id", "created_at", "updated_at"]
+
+    def to_representation(self, production: Production) -> dict:
+        data = super().to_representation(production)
+        data["assistants"] = [str(member.assistant_id) for member in production.cast.all()]
+        return data
+
+
+class ProductionDetailSerializer(ProductionSerializer):
+    cast = serializers.SerializerMethodField()
+    turns = serializers.SerializerMethodField()
+    head = serializers.UUIDField(source="head_id", read_only=True, allow_null=True)
+
+    class Meta(ProductionSerializer.Meta):
+        fields = [
+            *ProductionSerializer.Meta.fields, "cast", "turns", "head", "autoplay_remaining",
+            "event_seq",
+        ]
+        read_only_fields = [*ProductionSerializer.Meta.read_only_fields, "autoplay_remaining",
+                            "event_seq"]
+
+    def get_cast(self, production: Production) -> list[dict]:
+        return CastSerializer(self.context["cast"], many=True).data
+
+    def get_turns(self, production: Production) -> list[dict]:
+        context = {"show_directive": production.show_directive}
+        return TurnSerializer(self.context["turns"], many=True, context=context).data
+
+
+class TurnRequestSerializer(serializers.Serializer):
+    assistant = serializers.UUIDField(required=False, allow_null=True)
+    parent = serializers.UUIDField(required=False, allow_null=True)
+    content = serializers.CharField(
+        required=False, max_length=TURN_TEXT_MAX, help_text="A director turn's text."
+    )
+
+
+class AutoplaySerializer(serializers.Serializer):
+    count = serializers.IntegerField(min_value=1, max_value=20)
+    parent = serializers.UUIDField(required=False, allow_null=True)
+
+
+class AutoplayStateSerializer(serializers.Serializer):
+    autoplay_remaining = serializers.IntegerField()

@@ -1,0 +1,1 @@
+"""Synthesis: the realtime channel layer helpers shared by every live part of LMiX."""

@@ -1,0 +1,8 @@
+"""App config for synthesis."""
+
+from django.apps import AppConfig
+
+
+class SynthesisConfig(AppConfig):
+    name = "synthesis"
+    default_auto_field = "django.db.models.BigAutoField"

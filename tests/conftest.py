@@ -1,0 +1,61 @@
+"""Shared fixtures: users, API clients that speak session auth with CSRF, a live worker."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.factories import UserFactory
+
+
+class CsrfApiClient(APIClient):
+    """An API client that behaves like the SPA: CSRF cookie first, then the header."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, enforce_csrf_checks=True, **kwargs)
+
+    def csrf(self) -> str:
+        self.get("/api/auth/csrf")
+        return self.cookies["csrftoken"].value
+
+    def generic(self, method, path, data="", content_type="application/json", **extra):
+        if method.upper() not in {"GET", "HEAD", "OPTIONS", "TRACE"} and "csrftoken" in self.cookies:
+            extra.setdefault("HTTP_X_CSRFTOKEN", self.cookies["csrftoken"].value)
+        return super().generic(method, path, data, content_type, **extra)
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def other_user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def anon_client() -> CsrfApiClient:
+    client = CsrfApiClient()
+    client.csrf()
+    return client
+
+
+def logged_in_client(user) -> CsrfApiClient:
+    client = CsrfApiClient()
+    client.force_login(user)
+    client.csrf()
+    return client
+
+
+@pytest.fixture
+def client_for():
+    return logged_in_client
+
+
+@pytest.fixture
+def api(user) -> CsrfApiClient:
+    return logged_in_client(user)
+
+
+@pytest.fixture
+def other_api(other_user) -> CsrfApiClient:
+    return logged_in_client(other_user)

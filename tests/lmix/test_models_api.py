@@ -1,0 +1,137 @@
+"""LLM models: normalisation, write-only encrypted keys, bulk add, one default, duplicates."""
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from lmix.models import OFFLINE_ENDPOINT, LLMModel
+from tests.factories import LLMModelFactory
+
+pytestmark = pytest.mark.django_db
+
+KEY = "sk-MARKER-never-returned-7731"
+
+
+def test_new_users_get_the_offline_narrator_as_default(user):
+    (model,) = LLMModel.objects.filter(owner=user)
+    assert model.api_endpoint == OFFLINE_ENDPOINT and model.provider == "offline"
+    assert model.is_default
+
+
+def test_create_normalises_endpoint_infers_provider_and_names_the_model(api):
+    response = api.post(
+        "/api/models",
+        {"api_endpoint": " https://api.openai.com/v1/chat/completions/ ",
+         "model_id": "gpt-4-turbo-preview"},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["api_endpoint"] == "https://api.openai.com/v1"
+    assert body["provider"] == "openai"
+    assert body["name"] == "GPT-4 Turbo Preview"
+    assert body["has_api_key"] is False
+
+
+def test_api_key_is_write_only_and_encrypted_at_rest(api):
+    created = api.post(
+        "/api/models",
+        {"api_endpoint": "https://api.anthropic.com/v1", "model_id": "claude-x", "api_key": KEY},
+        format="json",
+    )
+    assert created.status_code == 201
+    assert KEY not in created.content.decode()
+    assert created.json()["has_api_key"] is True and created.json()["provider"] == "anthropic"
+
+    model = LLMModel.objects.get(pk=created.json()["id"])
+    assert model.api_key == KEY
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT api_key_encrypted FROM lmix_llmmodel WHERE model_id = 'claude-x'")
+        (stored,) = cursor.fetchone()
+    assert stored and KEY not in stored
+
+    for response in (api.get("/api/models"), api.get(f"/api/models/{model.id}")):
+        assert KEY not in response.content.decode()
+    schema = api.get("/api/schema?format=json").content.decode()
+    assert KEY not in schema
+
+
+def test_updating_without_a_key_keeps_it_and_null_clears_it(api, user):
+    model = LLMModelFactory(owner=user)
+    model.api_key = KEY
+    model.save()
+    api.patch(f"/api/models/{model.id}", {"name": "Renamed", "api_key": ""}, format="json")
+    model.refresh_from_db()
+    assert model.name == "Renamed" and model.api_key == KEY
+
+    api.patch(f"/api/models/{model.id}", {"api_key": None}, format="json")
+    model.refresh_from_db()
+    assert model.api_key == "" and not model.has_api_key
+
+
+def test_bulk_add_is_all_or_nothing_with_errors_per_item(api, user):
+    LLMModelFactory(owner=user, model_id="taken", api_endpoint="http://localhost:1234/v1")
+    before = LLMModel.objects.count()
+    response = api.post(
+        "/api/models",
+        [
+            {"api_endpoint": "http://localhost:1234/v1", "model_id": "fresh"},
+            {"api_endpoint": "http://localhost:1234/v1/", "model_id": "taken"},
+            {"api_endpoint": "not a url", "model_id": "other"},
+        ],
+        format="json",
+    )
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert errors[0] == {} and errors[1] == {} and "api_endpoint" in errors[2]
+    assert LLMModel.objects.count() == before
+
+    duplicate = api.post(
+        "/api/models",
+        [
+            {"api_endpoint": "http://localhost:1234/v1", "model_id": "fresh"},
+            {"api_endpoint": "http://localhost:1234/v1", "model_id": "taken"},
+        ],
+        format="json",
+    )
+    assert duplicate.status_code == 400
+    assert duplicate.json()["errors"][0] == {} and "model_id" in duplicate.json()["errors"][1]
+    assert LLMModel.objects.count() == before
+
+    ok = api.post(
+        "/api/models",
+        [
+            {"api_endpoint": "http://localhost:11434", "model_id": "llama3.1:8b"},
+            {"api_endpoint": "http://localhost:11434", "model_id": "qwen2.5:7b"},
+        ],
+        format="json",
+    )
+    assert ok.status_code == 201
+    assert [m["provider"] for m in ok.json()] == ["ollama", "ollama"]
+    assert LLMModel.objects.count() == before + 2
+
+
+def test_one_default_per_user(api, user):
+    first = LLMModelFactory(owner=user)
+    second = LLMModelFactory(owner=user)
+    assert api.patch(f"/api/models/{first.id}/default").json()["is_default"] is True
+    assert api.patch(f"/api/models/{second.id}/default").status_code == 200
+    defaults = LLMModel.objects.filter(owner=user, is_default=True)
+    assert list(defaults.values_list("id", flat=True)) == [second.id]
+
+
+def test_the_database_refuses_a_second_default_and_a_duplicate(user):
+    LLMModelFactory(owner=user, is_default=False, model_id="m", api_endpoint="http://a/v1")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        LLMModelFactory(owner=user, is_default=True)  # the offline narrator is already default
+    with pytest.raises(IntegrityError), transaction.atomic():
+        LLMModelFactory(owner=user, model_id="m", api_endpoint="http://a/v1")
+
+
+def test_invalid_config_is_refused_before_it_reaches_a_provider(api):
+    response = api.post(
+        "/api/models",
+        {"api_endpoint": "http://localhost:8080/v1", "model_id": "m",
+         "config": {"temperature": 7, "bogus": 1}},
+        format="json",
+    )
+    assert response.status_code == 400 and "config" in response.json()["errors"]
