@@ -3,6 +3,7 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -21,6 +22,15 @@ from .serializers import (
 )
 
 UUID_PATTERN = "[0-9a-fA-F-]{32,36}"
+
+
+def _errors_per_item(errors: list | dict, count: int) -> list[dict]:
+    """One error dict per submitted item, `{}` for the good ones, in request order."""
+    if isinstance(errors, list):
+        return [dict(item) if isinstance(item, dict) else {} for item in errors] or [{}] * count
+    if all(str(key).isdigit() for key in errors):
+        return [dict(errors.get(str(i), errors.get(i, {}))) for i in range(count)]
+    return [dict(errors)] * count
 
 
 class OwnedViewSet(viewsets.ModelViewSet):
@@ -85,6 +95,8 @@ class LLMModelViewSet(OwnedViewSet):
     def create(self, request: Request, *args, **kwargs) -> Response:
         many = isinstance(request.data, list)
         serializer = self.get_serializer(data=request.data, many=many)
+        if many and not serializer.is_valid():
+            raise ValidationError(_errors_per_item(serializer.errors, len(request.data)))
         serializer.is_valid(raise_exception=True)
         items = serializer.validated_data if many else [serializer.validated_data]
         created = services.models_create(owner=request.user, items=items)

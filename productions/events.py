@@ -4,9 +4,11 @@ Every event carries the production's `seq`, increased by one per event in the sa
 transaction that changes the data, so a client that sees a gap re-reads over REST.
 """
 
+import json
 from typing import Any
 
 from django.db.models import F
+from rest_framework.renderers import JSONRenderer
 
 from synthesis.realtime import group_send_on_commit
 
@@ -29,9 +31,11 @@ def _notify(production_id: object, event: dict[str, Any]) -> None:
 
 
 def turn_event_body(turn: Turn) -> dict[str, Any]:
-    from .serializers import TurnSerializer  # serializers import models; keep this light
+    """The turn as plain JSON types (the Redis layer packs with msgpack), without the
+    directive: big bodies are read over REST."""
+    from .serializers import TurnSerializer
 
-    return TurnSerializer(turn, context={"show_directive": False}).data
+    return json.loads(JSONRenderer().render(TurnSerializer(turn).data))
 
 
 def notify_turn_created(turn: Turn) -> None:

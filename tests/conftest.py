@@ -1,6 +1,7 @@
 """Shared fixtures: users, API clients that speak session auth with CSRF, a live worker."""
 
 import pytest
+from channels.layers import channel_layers
 from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
@@ -59,3 +60,25 @@ def api(user) -> CsrfApiClient:
 @pytest.fixture
 def other_api(other_user) -> CsrfApiClient:
     return logged_in_client(other_user)
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each test gets its own channel layer (the in-memory one is bound to an event loop)."""
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker):
+    """A real Celery worker (threads pool) on the configured broker: memory:// or Redis."""
+    from lmix.embedded_worker import embedded_worker
+
+    with django_db_blocker.unblock(), embedded_worker(concurrency=2) as worker:
+        yield worker

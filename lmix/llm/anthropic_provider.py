@@ -48,13 +48,10 @@ def _request(config: CallConfig, messages: list[Message]) -> dict[str, Any]:
     }
     if system:
         request["system"] = system
-    if "temperature" in params:
-        request["temperature"] = min(params["temperature"], 1.0)  # Anthropic's range is 0..1
-    if "top_p" in params:
-        request["top_p"] = params["top_p"]
     if "stop" in params:
         request["stop_sequences"] = params["stop"]
-    # Anthropic has no presence/frequency penalties: they are dropped, not refused.
+    # The Messages API (as of SDK 2.x) takes no temperature, top_p or penalties: they are
+    # dropped here rather than refused, so one model config can move between providers.
     return request
 
 

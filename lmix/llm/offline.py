@@ -86,10 +86,10 @@ class Prompt:
         last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
         quotes = tuple(a or b for a, b in _QUOTE.findall(last_user))
         unquoted = _QUOTE.sub(" ", last_user)
-        words = tuple(
-            w for w in _WORD.findall(unquoted) if w.lower() not in _STOPWORDS and w != speaker
-        )
-        return cls(seed, speaker, quotes, words)
+        words = [w for w in _WORD.findall(unquoted) if w.lower() not in _STOPWORDS]
+        # Longer words are likelier to be what the line is about ("lighthouse", not "down").
+        salient = [w for w in words if len(w) >= 5 and w not in speaker] or words
+        return cls(seed, speaker, quotes, tuple(dict.fromkeys(salient)))
 
     def number(self, salt: str) -> int:
         return int.from_bytes(hashlib.sha256(self.seed + salt.encode()).digest()[:8], "big")
@@ -98,7 +98,7 @@ class Prompt:
         return options[self.number(salt) % len(options)]
 
     def topic(self, salt: str) -> str:
-        return self.pick(salt, self.words).lower() if self.words else ""
+        return self.pick(salt, self.words) if self.words else ""
 
     def prose(self) -> str:
         name = self.speaker
@@ -115,8 +115,8 @@ class Prompt:
     def phrase(self, salt: str) -> str:
         if not self.words:
             return "nothing in particular"
-        count = 1 + self.number(f"{salt}#n") % 3
-        return " ".join(self.topic(f"{salt}#{i}") for i in range(count))
+        start, count = self.number(salt), min(len(self.words), 1 + self.number(f"{salt}#n") % 3)
+        return " ".join(self.words[(start + i) % len(self.words)] for i in range(count))
 
 
 def deltas(text: str) -> Iterator[str]:

@@ -111,7 +111,10 @@ class FakeLLMServer:
         return f"{self.root_url}/v1"
 
     def start(self) -> FakeLLMServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # A short poll keeps stop() quick: shutdown() waits for the loop to notice.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -265,9 +268,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _openai(self, request: RecordedRequest, reply: Reply) -> None:
         body = request.body if isinstance(request.body, dict) else {}
-        structured = isinstance(body.get("response_format"), dict) and body[
-            "response_format"
-        ].get("type", "text").startswith("json")
+        structured = isinstance(body.get("response_format"), dict) and body["response_format"].get(
+            "type", "text"
+        ).startswith("json")
         if reply.text is not None:
             text = reply.text
         elif reply.data is not None:

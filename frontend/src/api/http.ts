@@ -55,10 +55,14 @@ function asMessages(v: unknown): string[] {
   return []
 }
 
-function normaliseFieldErrors(raw: unknown): FieldErrors {
-  const out: FieldErrors = {}
+/** `{field: [...]}`, with nested objects flattened to dotted keys (`config.temperature`). */
+function normaliseFieldErrors(raw: unknown, prefix = '', out: FieldErrors = {}): FieldErrors {
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
-    for (const [k, v] of Object.entries(raw as Record<string, unknown>)) out[k] = asMessages(v)
+    for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+      const key = prefix ? `${prefix}.${k}` : k
+      if (v && typeof v === 'object' && !Array.isArray(v)) normaliseFieldErrors(v, key, out)
+      else out[key] = asMessages(v)
+    }
   }
   return out
 }
@@ -70,11 +74,11 @@ export function errorFromBody(status: number, body: unknown): ApiError {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const b = body as Record<string, unknown>
     if (typeof b.detail === 'string') detail = b.detail
-    if (Array.isArray(b.errors)) errors = b.errors.map(normaliseFieldErrors)
+    if (Array.isArray(b.errors)) errors = b.errors.map((e) => normaliseFieldErrors(e))
     else if (b.errors && typeof b.errors === 'object') errors = normaliseFieldErrors(b.errors)
     else if (!('detail' in b)) errors = normaliseFieldErrors(b) // plain DRF validation body
   } else if (Array.isArray(body)) {
-    errors = body.map(normaliseFieldErrors)
+    errors = body.map((e) => normaliseFieldErrors(e))
   }
   if (!detail) {
     const first = errors && !Array.isArray(errors) ? Object.values(errors)[0]?.[0] : undefined

@@ -1,0 +1,253 @@
+"""The LLM calls the app makes: each picks the adapter for a model and records an LLMCall."""
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from typing import Any
+
+import pydantic
+from django.conf import settings
+
+from ..models import LLMCall, LLMModel
+from .base import (
+    CallConfig,
+    Completion,
+    LLMAuthError,
+    LLMBadRequest,
+    LLMError,
+    LLMInvalidOutput,
+    LLMTimeout,
+    Message,
+    T,
+    Usage,
+)
+from .endpoints import infer_provider, normalize_endpoint
+from .params import validate_params
+from .registry import provider_for
+from .tokens import count_message_tokens, count_tokens
+
+log = logging.getLogger("lmix.llm")
+# Below this many seconds left, a connection test's fallback call is not worth starting.
+MIN_FALLBACK_SECONDS = 0.5
+
+
+def call_config_for(
+    model: LLMModel, overrides: dict | None = None, *, timeout: float | None = None
+) -> CallConfig:
+    """The model's endpoint, key and parameters (its config, then `overrides`), validated."""
+    stored = model.config if isinstance(model.config, dict) else {}
+    try:
+        params = validate_params({**stored, **(overrides or {})})
+    except pydantic.ValidationError as error:
+        fields = sorted({".".join(map(str, e["loc"])) or "config" for e in error.errors()})
+        raise LLMBadRequest(f"The model's settings are invalid: {', '.join(fields)}.") from None
+    return CallConfig(
+        provider=model.provider,
+        endpoint=normalize_endpoint(model.api_endpoint),
+        model_id=model.model_id,
+        api_key=model.api_key,
+        params=params,
+        timeout=timeout or settings.LLM_TIMEOUT_SECONDS,
+        max_retries=settings.LLM_MAX_RETRIES,
+    )
+
+
+def _save(row: dict[str, Any]) -> None:
+    try:
+        LLMCall.objects.create(**row)
+    except Exception:
+        # A lost diagnostics row must not turn a good answer into a failure.
+        log.warning("Could not record an LLM call (%s/%s)", row["kind"], row["purpose"])
+
+
+@contextmanager
+def _recorded(
+    *,
+    kind: str,
+    purpose: str,
+    usage: Usage,
+    model: LLMModel | None = None,
+    provider: str = "",
+    model_id: str = "",
+    owner: Any = None,
+    messages: list[Message] | None = None,
+    received: list[str] | None = None,
+) -> Iterator[None]:
+    """Time the block and record it as an LLMCall, whether it succeeds, fails or is closed."""
+    started = time.monotonic()
+    error = ""
+    try:
+        yield
+    except LLMError as exc:
+        error = str(exc)
+        raise
+    except Exception as exc:
+        # Adapters type every SDK failure; anything else is a bug, reported without details.
+        log.exception("Unexpected failure in an LLM %s call", kind)
+        error = LLMError.user_message
+        raise LLMError() from exc
+    finally:
+        if received and not usage.completion_tokens:  # a stream cut short: count what came
+            usage.completion_tokens = count_tokens("".join(received))
+            usage.prompt_tokens = usage.prompt_tokens or count_message_tokens(messages or [])
+        _save(
+            {
+                "owner_id": model.owner_id if model is not None else getattr(owner, "pk", None),
+                "llm_model": model,
+                "provider": model.provider if model is not None else provider,
+                "model_id": (model.model_id if model is not None else model_id)[:200],
+                "purpose": purpose[:64],
+                "kind": kind,
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "latency_ms": round((time.monotonic() - started) * 1000),
+                "error": error,
+            }
+        )
+
+
+def llm_complete(
+    *, model: LLMModel, messages: list[Message], purpose: str, overrides: dict | None = None
+) -> Completion:
+    """The whole text of one completion."""
+    usage = Usage()
+    with _recorded(kind="complete", purpose=purpose, usage=usage, model=model):
+        config = call_config_for(model, overrides)
+        completion = provider_for(config.provider).complete(config, messages)
+        usage.prompt_tokens = completion.usage.prompt_tokens
+        usage.completion_tokens = completion.usage.completion_tokens
+    return completion
+
+
+def llm_stream(
+    *,
+    model: LLMModel,
+    messages: list[Message],
+    purpose: str,
+    overrides: dict | None = None,
+    usage: Usage | None = None,
+) -> Iterator[str]:
+    """Text deltas as they arrive; `usage` is filled when the stream ends (or is closed)."""
+    usage = usage if usage is not None else Usage()
+    received: list[str] = []
+    with _recorded(
+        kind="stream",
+        purpose=purpose,
+        usage=usage,
+        model=model,
+        messages=messages,
+        received=received,
+    ):
+        config = call_config_for(model, overrides)
+        # closing(): when our caller stops early, the adapter's HTTP stream ends now, not at GC.
+        with closing(provider_for(config.provider).stream(config, messages, usage)) as deltas:
+            for delta in deltas:
+                received.append(delta)
+                yield delta
+
+
+def llm_structured(
+    *,
+    model: LLMModel,
+    messages: list[Message],
+    schema: type[T],
+    purpose: str,
+    overrides: dict | None = None,
+    default: T | None = None,
+) -> T:
+    """An instance of `schema`; on output that will not validate, `default` if given."""
+    usage = Usage()
+    try:
+        with _recorded(kind="structured", purpose=purpose, usage=usage, model=model):
+            config = call_config_for(model, overrides)
+            return provider_for(config.provider).structured(config, messages, schema, usage)
+    except LLMInvalidOutput:
+        if default is None:
+            raise
+        return default
+
+
+def _list_models(config: CallConfig, owner: Any) -> list[str]:
+    with _recorded(
+        kind="list_models",
+        purpose="list_models",
+        usage=Usage(),
+        provider=config.provider,
+        model_id="",
+        owner=owner,
+    ):
+        return provider_for(config.provider).list_models(config)
+
+
+def llm_list_models(
+    *,
+    provider: str,
+    endpoint: str,
+    api_key: str = "",
+    timeout: float | None = None,
+    owner: Any = None,
+) -> list[str]:
+    """The model ids an endpoint offers."""
+    config = CallConfig(
+        provider=provider,
+        endpoint=normalize_endpoint(endpoint),
+        model_id="",
+        api_key=api_key,
+        timeout=timeout or settings.LLM_TIMEOUT_SECONDS,
+        max_retries=settings.LLM_MAX_RETRIES,
+    )
+    return _list_models(config, owner)
+
+
+def llm_test(
+    *,
+    provider: str | None,
+    endpoint: str,
+    api_key: str = "",
+    model_id: str = "",
+    owner: Any = None,
+) -> dict[str, Any]:
+    """A real round trip: list the models, or, where listing is not offered, a one-token
+    completion of `model_id`. Never raises for a provider's failure; `error` is safe to show."""
+    started = time.monotonic()
+    limit = settings.LLM_TEST_TIMEOUT_SECONDS
+
+    def result(**fields: Any) -> dict[str, Any]:
+        return {"latency_ms": round((time.monotonic() - started) * 1000), **fields}
+
+    endpoint = normalize_endpoint(endpoint)
+    provider = provider or infer_provider(endpoint)
+    # No retries: a test answers now, within its time limit.
+    config = CallConfig(provider, endpoint, model_id, api_key, timeout=limit, max_retries=0)
+    try:
+        return result(ok=True, models=_list_models(config, owner))
+    except LLMError as error:
+        failure = error
+    # A key refused or a server silent won't do better for a completion; a missing or odd
+    # /models (404, 405, 5xx, unparsable) might.
+    unreachable = isinstance(failure, LLMAuthError | LLMTimeout) or (
+        not hasattr(failure, "status") and not isinstance(failure, LLMInvalidOutput)
+    )
+    remaining = limit - (time.monotonic() - started)
+    if not model_id or unreachable or remaining < MIN_FALLBACK_SECONDS:
+        return result(ok=False, error=str(failure))
+    config = CallConfig(
+        provider, endpoint, model_id, api_key, {"max_tokens": 1}, remaining, max_retries=0
+    )
+    usage = Usage()
+    try:
+        with _recorded(
+            kind="complete",
+            purpose="test",
+            usage=usage,
+            provider=provider,
+            model_id=model_id,
+            owner=owner,
+        ):
+            answer = provider_for(provider).complete(config, [Message("user", "Say OK.")])
+            usage.prompt_tokens = answer.usage.prompt_tokens
+            usage.completion_tokens = answer.usage.completion_tokens
+    except LLMError as error:
+        return result(ok=False, error=str(error))
+    return result(ok=True)

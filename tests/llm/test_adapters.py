@@ -1,0 +1,181 @@
+"""Both SDK adapters against the fake server: success, streaming, retries, errors, structured."""
+
+import logging
+import traceback
+
+import pytest
+from pydantic import BaseModel, Field
+
+from lmix.llm.base import (
+    LLMAuthError,
+    LLMBadRequest,
+    LLMInvalidOutput,
+    LLMTimeout,
+    LLMUnavailable,
+    Message,
+    Usage,
+)
+from lmix.llm.registry import provider_for
+from tests.fakes.llm_server import DEFAULT_MODELS
+
+from .conftest import KEY
+
+KINDS = ["openai", "anthropic"]
+COMPLETION_PATH = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
+MESSAGES = [
+    Message("system", "YOU ARE: Mira\nStay in character."),
+    Message("user", "Who goes there?"),
+]
+
+
+class Character(BaseModel):
+    name: str
+    age: int = Field(ge=0, le=150)
+
+
+GOOD = {"name": "Mira", "age": 31}
+
+
+@pytest.fixture(params=KINDS)
+def kind(request) -> str:
+    return request.param
+
+
+def completions(server, kind):
+    return server.requests_to(COMPLETION_PATH[kind])
+
+
+def test_complete_returns_text_and_reported_usage(fake_llm, config_for, kind):
+    fake_llm.queue(text="A lantern swings in the dark.")
+    answer = provider_for(kind).complete(config_for(kind), MESSAGES)
+    assert answer.text == "A lantern swings in the dark."
+    assert answer.usage.completion_tokens == 6  # the fake reports one token per word
+    assert answer.usage.prompt_tokens > 0
+    (request,) = completions(fake_llm, kind)
+    assert request.body["model"] == "fake-model"
+    assert request.api_key == KEY
+
+
+def test_stream_yields_deltas_in_order(fake_llm, config_for, kind):
+    text = "One two three four five six."
+    fake_llm.queue(text=text)
+    usage = Usage()
+    deltas = list(provider_for(kind).stream(config_for(kind), MESSAGES, usage))
+    assert len(deltas) >= 5
+    assert "".join(deltas) == text
+    assert usage.completion_tokens == 6 and usage.prompt_tokens > 0
+    assert completions(fake_llm, kind)[0].body["stream"] is True
+
+
+def test_rate_limit_is_retried_then_succeeds(fake_llm, config_for, kind):
+    fake_llm.queue(status=429, headers={"retry-after-ms": "10"})
+    fake_llm.queue(text="Finally.")
+    answer = provider_for(kind).complete(config_for(kind), MESSAGES)
+    assert answer.text == "Finally."
+    assert len(completions(fake_llm, kind)) == 2
+
+
+def test_server_error_is_retried_until_retries_run_out(fake_llm, config_for, kind):
+    for _ in range(3):
+        fake_llm.queue(status=503, headers={"retry-after-ms": "10"})
+    with pytest.raises(LLMUnavailable) as caught:
+        provider_for(kind).complete(config_for(kind, max_retries=2), MESSAGES)
+    assert len(completions(fake_llm, kind)) == 3
+    assert "503" in str(caught.value)
+
+
+def test_dropped_connection_is_retried(fake_llm, config_for, kind):
+    fake_llm.queue(drop=True)
+    fake_llm.queue(text="Back again.")
+    assert provider_for(kind).complete(config_for(kind), MESSAGES).text == "Back again."
+    assert len(completions(fake_llm, kind)) == 2
+
+
+def test_unauthorized_is_not_retried_and_never_shows_the_key(fake_llm, config_for, kind, caplog):
+    caplog.set_level(logging.DEBUG)
+    fake_llm.queue(status=401)  # the fake's body echoes the key it was sent
+    config = config_for(kind)
+    with pytest.raises(LLMAuthError) as caught:
+        provider_for(kind).complete(config, MESSAGES)
+    assert len(completions(fake_llm, kind)) == 1
+    error = caught.value
+    shown = [str(error), repr(error), "".join(traceback.format_exception(error)), repr(config)]
+    shown.append(caplog.text)
+    assert all(KEY not in text for text in shown)
+    assert "API key" in str(error)
+
+
+def test_bad_request_is_not_retried(fake_llm, config_for, kind):
+    fake_llm.queue(status=404)
+    with pytest.raises(LLMBadRequest) as caught:
+        provider_for(kind).complete(config_for(kind), MESSAGES)
+    assert "HTTP 404" in str(caught.value)
+    assert len(completions(fake_llm, kind)) == 1
+
+
+def test_slow_server_times_out(fake_llm, config_for, kind):
+    fake_llm.queue(delay=3)
+    with pytest.raises(LLMTimeout):
+        provider_for(kind).complete(config_for(kind, timeout=0.3, max_retries=0), MESSAGES)
+
+
+def test_unreachable_server_is_unavailable(config_for, kind):
+    config = config_for(kind, endpoint="http://127.0.0.1:9/v1", max_retries=0)
+    with pytest.raises(LLMUnavailable):
+        provider_for(kind).complete(config, MESSAGES)
+
+
+def test_list_models(fake_llm, config_for, kind):
+    assert provider_for(kind).list_models(config_for(kind)) == list(DEFAULT_MODELS)
+    assert fake_llm.requests[0].method == "GET"
+    assert fake_llm.requests[0].path == "/v1/models"
+
+
+# -- structured ----------------------------------------------------------------------------
+
+
+def test_structured_valid_first_time(fake_llm, config_for, kind):
+    fake_llm.queue(data=GOOD)
+    usage = Usage()
+    result = provider_for(kind).structured(config_for(kind), MESSAGES, Character, usage)
+    assert result == Character(**GOOD)
+    assert len(completions(fake_llm, kind)) == 1
+    assert usage.completion_tokens > 0
+
+
+def test_structured_malformed_json_gets_one_repair(fake_llm, config_for, kind):
+    fake_llm.queue(text='{"name": "Mira", "age": ')  # cut off mid-object
+    fake_llm.queue(data=GOOD)
+    usage = Usage()
+    result = provider_for(kind).structured(config_for(kind), MESSAGES, Character, usage)
+    assert result == Character(**GOOD)
+    first, repair = completions(fake_llm, kind)
+    sent = repair.body["messages"]
+    assert len(sent) > len(first.body["messages"])
+    assert '{"name": "Mira", "age": ' in sent[-2]["content"]  # the bad answer, sent back
+    assert "corrected JSON" in sent[-1]["content"]
+    assert usage.completion_tokens > 0 and usage.prompt_tokens > 0
+
+
+def test_structured_wrong_shape_gets_one_repair(fake_llm, config_for, kind):
+    fake_llm.queue(data={"name": "Mira", "age": 900})
+    fake_llm.queue(data=GOOD)
+    result = provider_for(kind).structured(config_for(kind), MESSAGES, Character, Usage())
+    assert result.age == 31
+    repair = completions(fake_llm, kind)[1]
+    assert "age" in repair.body["messages"][-1]["content"]  # the validation error is shown
+
+
+def test_structured_gives_up_after_the_repair(fake_llm, config_for, kind):
+    fake_llm.queue(text="not json at all")
+    fake_llm.queue(text="still not json")
+    with pytest.raises(LLMInvalidOutput):
+        provider_for(kind).structured(config_for(kind), MESSAGES, Character, Usage())
+    assert len(completions(fake_llm, kind)) == 2
+
+
+def test_structured_accepts_fenced_json(fake_llm, config_for, kind):
+    fake_llm.queue(text='Here you go:\n```json\n{"name": "Mira", "age": 31}\n```')
+    result = provider_for(kind).structured(config_for(kind), MESSAGES, Character, Usage())
+    assert result == Character(**GOOD)
+    assert len(completions(fake_llm, kind)) == 1

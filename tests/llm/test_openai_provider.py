@@ -1,0 +1,82 @@
+"""What only the OpenAI adapter does: JSON-schema mode, its fallback, Ollama's /v1, usage."""
+
+from pydantic import BaseModel
+
+from lmix.llm.base import Message, Usage
+from lmix.llm.openai_provider import NO_KEY, OpenAIProvider
+from lmix.llm.tokens import count_message_tokens, count_tokens
+
+MESSAGES = [Message("system", "Be brief."), Message("user", "Hello?")]
+
+
+class Verdict(BaseModel):
+    guilty: bool
+
+
+def test_structured_uses_json_schema_mode_and_names_the_schema(fake_llm, config_for):
+    fake_llm.queue(data={"guilty": True})
+    assert OpenAIProvider().structured(config_for("openai"), MESSAGES, Verdict, Usage()).guilty
+    body = fake_llm.requests[0].body
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["name"] == "Verdict"
+    assert body["response_format"]["json_schema"]["schema"] == Verdict.model_json_schema()
+    # The schema is in the prompt too, for servers that ignore response_format.
+    assert body["messages"][0]["role"] == "system"
+    assert '"guilty"' in body["messages"][0]["content"]
+    assert len([m for m in body["messages"] if m["role"] == "system"]) == 1
+
+
+def test_structured_falls_back_to_the_prompt_when_json_mode_is_refused(fake_llm, config_for):
+    fake_llm.queue(status=400)
+    fake_llm.queue(data={"guilty": False})
+    result = OpenAIProvider().structured(
+        config_for("openai_compatible"), MESSAGES, Verdict, Usage()
+    )
+    assert result.guilty is False
+    first, second = fake_llm.requests
+    assert "response_format" in first.body and "response_format" not in second.body
+
+
+def test_ollama_endpoint_gets_v1(fake_llm, config_for):
+    config = config_for("ollama", endpoint=fake_llm.root_url)  # as users paste it: no /v1
+    assert OpenAIProvider().complete(config, MESSAGES).text
+    assert fake_llm.requests[0].path == "/v1/chat/completions"
+
+
+def test_openai_asks_for_stream_usage_and_uses_it(fake_llm, config_for):
+    usage = Usage()
+    text = "".join(OpenAIProvider().stream(config_for("openai"), MESSAGES, usage))
+    assert fake_llm.requests[0].body["stream_options"] == {"include_usage": True}
+    assert usage.completion_tokens == len(text.split())  # the fake's count, not tiktoken's
+
+
+def test_compatible_server_without_usage_is_counted_locally(fake_llm, config_for):
+    text = "Counted by tiktoken, not by the server."
+    fake_llm.queue(text=text, usage=False)
+    answer = OpenAIProvider().complete(config_for("openai_compatible"), MESSAGES)
+    assert answer.usage.completion_tokens == count_tokens(text)
+    assert answer.usage.prompt_tokens == count_message_tokens(MESSAGES)
+    usage = Usage()
+    streamed = "".join(OpenAIProvider().stream(config_for("openai_compatible"), MESSAGES, usage))
+    assert "stream_options" not in fake_llm.requests[1].body
+    assert usage.completion_tokens == count_tokens(streamed) > 0
+
+
+def test_parameters_reach_the_server(fake_llm, config_for):
+    params = {"temperature": 0.2, "max_tokens": 50, "stop": ["END"], "presence_penalty": 0.5}
+    OpenAIProvider().complete(config_for("openai_compatible", params=params), MESSAGES)
+    body = fake_llm.requests[0].body
+    assert body["temperature"] == 0.2 and body["max_tokens"] == 50
+    assert body["stop"] == ["END"] and body["presence_penalty"] == 0.5
+    OpenAIProvider().complete(config_for("openai", params=params), MESSAGES)
+    assert fake_llm.requests[1].body["max_completion_tokens"] == 50  # OpenAI's current name
+    assert "max_tokens" not in fake_llm.requests[1].body
+
+
+def test_empty_key_never_falls_back_to_the_servers_environment(fake_llm, config_for, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-SERVER-OWN-KEY")
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-server")
+    OpenAIProvider().complete(config_for("openai_compatible", api_key=""), MESSAGES)
+    headers = fake_llm.requests[0].headers
+    assert headers["authorization"] == f"Bearer {NO_KEY}"
+    assert "openai-organization" not in headers
