@@ -11,8 +11,8 @@ const STAGE: Record<Turn['status'], number> = { pending: 0, streaming: 1, done: 
 /** Insert or replace a turn, keeping the list ordered by creation time. */
 export function upsertTurn(turns: Turn[], turn: Turn): void {
   const at = turns.findIndex((t) => t.id === turn.id)
-  if (at >= 0) {
-    const old = turns[at]
+  const old = at >= 0 ? turns[at] : undefined
+  if (old) {
     // A late copy (e.g. the POST answer arriving after the socket's turn.done) must not
     // move a turn back in its lifecycle or wipe text that streamed in meanwhile.
     if (STAGE[turn.status] < STAGE[old.status]) return
@@ -24,7 +24,7 @@ export function upsertTurn(turns: Turn[], turn: Turn): void {
     return
   }
   let i = turns.length
-  while (i > 0 && turns[i - 1].created_at > turn.created_at) i--
+  while (i > 0 && (turns[i - 1]?.created_at ?? '') > turn.created_at) i--
   turns.splice(i, 0, turn)
 }
 

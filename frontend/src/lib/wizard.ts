@@ -252,13 +252,13 @@ export function canAdvance(s: WizardState): boolean {
 
 export function goNext(s: WizardState): boolean {
   if (!canAdvance(s) || s.step === 'select') return false
-  s.step = STEPS[STEPS.indexOf(s.step) + 1]
+  s.step = STEPS[STEPS.indexOf(s.step) + 1] ?? s.step
   return true
 }
 
 export function goBack(s: WizardState): void {
   const i = STEPS.indexOf(s.step)
-  if (i > 0) s.step = STEPS[i - 1]
+  if (i > 0) s.step = STEPS[i - 1] ?? s.step
 }
 
 /** The POST /api/models array: one item per chosen id; blank names are generated server-side. */

@@ -1,10 +1,10 @@
 /** The state and actions every authoring collection store shares (list, create, update, delete). */
-import { computed, ref } from 'vue'
+import { computed, ref, type Ref } from 'vue'
 import type { CrudApi } from '@/api/crud'
 import { ApiError } from '@/api/http'
 
 export function useCollection<T extends { id: string }, In>(api: CrudApi<T, In>) {
-  const items = ref<T[]>([]) as { value: T[] }
+  const items = ref([]) as Ref<T[]>
   const loading = ref(false)
   const loaded = ref(false)
   const error = ref<ApiError | null>(null)

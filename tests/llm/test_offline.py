@@ -1,0 +1,170 @@
+"""The offline narrator: deterministic, in character, schema-valid, and never on the network."""
+
+import enum
+import socket
+from typing import Annotated, Literal
+
+import pytest
+from pydantic import BaseModel, Field, field_validator
+
+from lmix.llm.base import CallConfig, LLMInvalidOutput, Message, Usage
+from lmix.llm.offline import FALLBACK_SPEAKER, OfflineNarrator
+from lmix.llm.tokens import count_message_tokens, count_tokens
+
+CONFIG = CallConfig(provider="offline", endpoint="offline://narrator", model_id="narrator")
+SYSTEM = Message("system", "The world: a drowned city.\nYOU ARE: Captain Ilse Marrow\nBe terse.")
+
+
+def turn(text: str) -> list[Message]:
+    return [SYSTEM, Message("user", text)]
+
+
+@pytest.fixture
+def narrator() -> OfflineNarrator:
+    return OfflineNarrator()
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the offline narrator touched the network")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def test_same_prompt_same_answer_different_prompts_vary(narrator):
+    first = narrator.complete(CONFIG, turn("I row toward the harbour lights.")).text
+    assert narrator.complete(CONFIG, turn("I row toward the harbour lights.")).text == first
+    prompts = [f"I search the {place} for the missing ledger." for place in "abcdefgh"]
+    answers = {narrator.complete(CONFIG, turn(p)).text for p in prompts}
+    assert len(answers) > 1
+
+
+def test_names_the_speaking_character(narrator):
+    text = narrator.complete(CONFIG, turn("Report, captain.")).text
+    assert "Captain Ilse Marrow" in text
+
+
+def test_falls_back_to_the_narrator_without_a_character(narrator):
+    text = narrator.complete(CONFIG, [Message("user", "What happens next?")]).text
+    assert text.startswith(FALLBACK_SPEAKER) or "the narrator" in text
+
+
+def test_keeps_quoted_dialogue_straight_and_curly(narrator):
+    line = 'I shout, "Cut the anchor line!" and then whisper “we sink together”.'
+    text = narrator.complete(CONFIG, turn(line)).text
+    assert "Cut the anchor line!" in text
+    assert "we sink together" in text
+
+
+def test_stream_is_small_deltas_that_join_to_the_completion(narrator):
+    messages = turn('"Hold fast," I tell the crew, watching the lighthouse.')
+    usage = Usage()
+    deltas = list(narrator.stream(CONFIG, messages, usage))
+    complete = narrator.complete(CONFIG, messages)
+    assert "".join(deltas) == complete.text
+    assert len(deltas) > 5
+    assert all(len(d.split()) <= 2 for d in deltas)
+    assert usage == complete.usage
+
+
+def test_usage_is_counted_with_tiktoken(narrator):
+    messages = turn("Anything to report?")
+    answer = narrator.complete(CONFIG, messages)
+    assert answer.usage.prompt_tokens == count_message_tokens(messages)
+    assert answer.usage.completion_tokens == count_tokens(answer.text)
+
+
+def test_lists_one_model(narrator):
+    assert narrator.list_models(CONFIG) == ["narrator"]
+
+
+# -- structured ----------------------------------------------------------------------------
+
+
+class Mood(enum.Enum):
+    CALM = "calm"
+    TENSE = "tense"
+
+
+class Line(BaseModel):
+    speaker: str
+    text: str = Field(min_length=10)
+    mood: Mood
+    volume: Literal["whisper", "say", "shout"]
+
+
+class Beat(BaseModel):
+    lines: list[Line] = Field(min_length=1, max_length=3)
+    tension: int = Field(ge=1, le=5)
+    odds: float = Field(gt=0, lt=1)
+    tags: Annotated[list[str], Field(min_length=2)]
+    aside: str | None = None
+    scores: dict[str, int]
+    coords: tuple[int, str]
+    done: bool
+
+
+class Node(BaseModel):  # recursive
+    label: str = Field(max_length=12)
+    children: list["Node"] = []
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    lives: int = Field(ge=1, le=9)
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    good: bool
+
+
+class Pet(BaseModel):
+    pet: Cat | Dog = Field(discriminator="kind")
+
+
+class Picky(BaseModel):
+    """A validator the generic builder can't know about, on a field with a default."""
+
+    topic: str
+    code: str = "A1"
+
+    @field_validator("code")
+    @classmethod
+    def looks_like_a_code(cls, value: str) -> str:
+        if value != "A1":
+            raise ValueError("not a code")
+        return value
+
+
+@pytest.mark.parametrize("schema", [Line, Beat, Node, Pet, Picky])
+def test_structured_output_validates(narrator, schema):
+    messages = turn('"Steady," I say, scanning the reef for the smugglers.')
+    usage = Usage()
+    result = narrator.structured(CONFIG, messages, schema, usage)
+    assert isinstance(result, schema)
+    assert schema.model_validate(result.model_dump()) == result
+    assert narrator.structured(CONFIG, messages, schema, Usage()) == result  # deterministic
+    assert usage.completion_tokens > 0
+
+
+def test_structured_text_comes_from_the_prompt(narrator):
+    line = narrator.structured(CONFIG, turn('"Steady," I say, eyes on the reef.'), Line, Usage())
+    assert line.speaker == "Captain Ilse Marrow"
+    assert "Steady," in line.text
+
+
+def test_structured_bounds_are_respected_across_prompts(narrator):
+    for i in range(20):
+        beat = narrator.structured(CONFIG, turn(f"Attempt {i} at the reef crossing."), Beat, Usage())
+        assert 1 <= beat.tension <= 5 and 0 < beat.odds < 1 and 1 <= len(beat.lines) <= 3
+
+
+def test_structured_that_cannot_be_satisfied_is_invalid_output(narrator):
+    class Impossible(BaseModel):
+        code: str = Field(pattern=r"^[0-9]{4}-[A-Z]{2}$")
+
+    with pytest.raises(LLMInvalidOutput):
+        narrator.structured(CONFIG, turn("Anything."), Impossible, Usage())
