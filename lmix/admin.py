@@ -45,7 +45,15 @@ class LLMModelForm(forms.ModelForm):
 @admin.register(LLMModel)
 class LLMModelAdmin(admin.ModelAdmin):
     form = LLMModelForm
-    list_display = ("name", "provider", "model_id", "api_endpoint", "has_api_key", "is_default", "owner")
+    list_display = (
+        "name",
+        "provider",
+        "model_id",
+        "api_endpoint",
+        "has_api_key",
+        "is_default",
+        "owner",
+    )
     list_filter = ("provider", "is_default", *OWNED_FILTERS)
     search_fields = ("name", "model_id", "api_endpoint", "owner__username")
 
@@ -95,8 +103,14 @@ class AssistantAdmin(admin.ModelAdmin):
 @admin.register(LLMCall)
 class LLMCallAdmin(admin.ModelAdmin):
     list_display = (
-        "created_at", "purpose", "kind", "model_id", "prompt_tokens", "completion_tokens",
-        "latency_ms", "error",
+        "created_at",
+        "purpose",
+        "kind",
+        "model_id",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_ms",
+        "error",
     )
     list_filter = ("purpose", "kind", "provider")
     search_fields = ("model_id", "purpose", "error")

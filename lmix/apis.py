@@ -94,6 +94,8 @@ class LLMModelViewSet(OwnedViewSet):
     )
     def create(self, request: Request, *args, **kwargs) -> Response:
         many = isinstance(request.data, list)
+        if many and not request.data:
+            raise ValidationError({"non_field_errors": ["Send at least one model."]})
         serializer = self.get_serializer(data=request.data, many=many)
         if many and not serializer.is_valid():
             raise ValidationError(_errors_per_item(serializer.errors, len(request.data)))
@@ -143,4 +145,4 @@ class LLMModelViewSet(OwnedViewSet):
                 "api_key": params.get("api_key", ""),
                 "model_id": params.get("model_id", ""),
             }
-        return Response(llm_test(**params))
+        return Response(llm_test(**params, owner=request.user))

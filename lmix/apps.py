@@ -1,4 +1,4 @@
-"""App config for the authoring data (models, worlds, scenarios, affiliations, personas, assistants)."""
+"""App config for the authoring data: models, worlds, scenarios, groups, personas, assistants."""
 
 from django.apps import AppConfig
 

@@ -1,4 +1,4 @@
-"""The demo data of the seed design: Modern NYC, a first therapy session, two groups, three people."""
+"""The seed design's demo data: Modern NYC, a first therapy session, two groups, three people."""
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser

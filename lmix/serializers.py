@@ -142,9 +142,7 @@ class AffiliationSerializer(serializers.ModelSerializer):
 
 
 class PersonaSerializer(serializers.ModelSerializer):
-    affiliations = OwnedRelatedField(
-        many=True, queryset=Affiliation.objects.all(), required=False
-    )
+    affiliations = OwnedRelatedField(many=True, queryset=Affiliation.objects.all(), required=False)
 
     class Meta:
         model = Persona

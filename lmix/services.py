@@ -51,17 +51,15 @@ def models_create(*, owner: AbstractBaseUser, items: Iterable[dict[str, Any]]) -
             provider=item.get("provider", ""),
         )
         prepared.append((item, fields))
-    _reject_duplicate_models(owner=owner, keys=[
-        (fields["model_id"], fields["api_endpoint"]) for _, fields in prepared
-    ])
+    _reject_duplicate_models(
+        owner=owner, keys=[(fields["model_id"], fields["api_endpoint"]) for _, fields in prepared]
+    )
     if sum(1 for item, _ in prepared if item.get("is_default")) > 1:
         raise ApplicationError("Only one model can be the default.")
 
     created = []
     for item, fields in prepared:
-        model = LLMModel(
-            owner=owner, config=item.get("config") or {}, is_default=False, **fields
-        )
+        model = LLMModel(owner=owner, config=item.get("config") or {}, is_default=False, **fields)
         model.api_key = item.get("api_key") or ""
         model.save()
         if item.get("is_default"):
@@ -150,9 +148,7 @@ def offline_model_ensure(*, owner: AbstractBaseUser) -> LLMModel:
 
 
 @transaction.atomic
-def persona_save(
-    *, persona: Persona, affiliations: list[Affiliation] | None = None
-) -> Persona:
+def persona_save(*, persona: Persona, affiliations: list[Affiliation] | None = None) -> Persona:
     """Save a persona and, when given, replace its affiliations (keeping join dates)."""
     persona.save()
     if affiliations is not None:

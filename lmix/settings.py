@@ -130,19 +130,29 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("LMIX_CHANNEL_PREFIX", "lmix")},
+            "CONFIG": {
+                "hosts": [REDIS_URL],
+                "prefix": os.environ.get("LMIX_CHANNEL_PREFIX", "lmix"),
+            },
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "memory://")
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "memory://localhost/")
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+SWEEP_INTERVAL_SECONDS = float(os.environ.get("SWEEP_INTERVAL_SECONDS", "15"))
+CELERY_BEAT_SCHEDULE = {
+    "turns-sweep": {
+        "task": "productions.tasks.turns_sweep_task",
+        "schedule": SWEEP_INTERVAL_SECONDS,
+    }
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
@@ -165,6 +175,8 @@ SPECTACULAR_SETTINGS = {
 # LLM calls: seconds before a request is abandoned, and retries on 429/5xx/dropped connections.
 LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "60"))
 LLM_MAX_RETRIES = int(os.environ.get("LLM_MAX_RETRIES", "2"))
+# Seconds between the offline narrator's streamed pieces, so its text visibly streams.
+LMIX_OFFLINE_STREAM_DELAY = float(os.environ.get("LMIX_OFFLINE_STREAM_DELAY", "0.04"))
 LLM_TEST_TIMEOUT_SECONDS = float(os.environ.get("LLM_TEST_TIMEOUT_SECONDS", "10"))
 
 LOGGING = {

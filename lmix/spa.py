@@ -4,9 +4,11 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-MISSING_BUILD = """<!doctype html><title>LMiX</title>
-<p>The web client is not built yet. Run <code>make run</code> (it builds <code>frontend/</code>).</p>
-<p>The API is at <a href="/api/docs">/api/docs</a>, the admin at <a href="/admin/">/admin/</a>.</p>"""
+MISSING_BUILD = (
+    "<!doctype html><title>LMiX</title>"
+    "<p>The web client is not built yet: <code>make run</code> builds <code>frontend/</code>.</p>"
+    '<p>API docs: <a href="/api/docs">/api/docs</a>. Admin: <a href="/admin/">/admin/</a>.</p>'
+)
 
 
 @ensure_csrf_cookie

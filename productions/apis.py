@@ -54,7 +54,9 @@ class ProductionViewSet(viewsets.ModelViewSet):
         production.refresh_from_db(fields=["head", "autoplay_remaining", "event_seq"])
         return ProductionDetailSerializer(production, context=context).data
 
-    @extend_schema(request=TurnRequestSerializer, responses={202: TurnSerializer, 201: TurnSerializer})
+    @extend_schema(
+        request=TurnRequestSerializer, responses={202: TurnSerializer, 201: TurnSerializer}
+    )
     @action(detail=True, methods=["post"], url_path="turns")
     def turns(self, request: Request, pk: str | None = None) -> Response:
         """Ask an assistant (or the rule) to speak next, or add a director turn (`content`)."""
@@ -65,7 +67,11 @@ class ProductionViewSet(viewsets.ModelViewSet):
         assistant = None
         if values.get("assistant"):
             assistant = next(
-                (a for a in selectors.cast_load(production=production) if a.pk == values["assistant"]),
+                (
+                    a
+                    for a in selectors.cast_load(production=production)
+                    if a.pk == values["assistant"]
+                ),
                 None,
             )
             if assistant is None:

@@ -42,6 +42,9 @@ class CastMember(models.Model):
             models.UniqueConstraint(fields=["production", "assistant"], name="unique_cast_member")
         ]
 
+    def __str__(self) -> str:
+        return f"{self.assistant} in {self.production}"
+
 
 class TurnStatus(models.TextChoices):
     PENDING = "pending"
@@ -107,6 +110,4 @@ class Turn(models.Model):
     def check_transition(current: str, new: str) -> None:
         """Raise when a turn may not move from `current` to `new`."""
         if new not in TURN_TRANSITIONS[current]:
-            raise ApplicationError(
-                f"A {current} turn cannot become {new}.", status_code=409
-            )
+            raise ApplicationError(f"A {current} turn cannot become {new}.", status_code=409)

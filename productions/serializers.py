@@ -19,7 +19,12 @@ class CastSerializer(serializers.ModelSerializer):
     class Meta:
         model = Assistant
         fields = [
-            "id", "display_name", "persona_name", "avatar_url", "model_name", "model_id",
+            "id",
+            "display_name",
+            "persona_name",
+            "avatar_url",
+            "model_name",
+            "model_id",
             "provider",
         ]
 
@@ -30,9 +35,23 @@ class TurnSerializer(serializers.ModelSerializer):
     class Meta:
         model = Turn
         fields = [
-            "id", "parent", "depth", "speaker_kind", "assistant", "speaker_name", "avatar_url",
-            "content", "token_count", "status", "error", "model_id", "prompt_tokens",
-            "completion_tokens", "latency_ms", "created_at", "directive",
+            "id",
+            "parent",
+            "depth",
+            "speaker_kind",
+            "assistant",
+            "speaker_name",
+            "avatar_url",
+            "content",
+            "token_count",
+            "status",
+            "error",
+            "model_id",
+            "prompt_tokens",
+            "completion_tokens",
+            "latency_ms",
+            "created_at",
+            "directive",
         ]
         read_only_fields = fields
 
@@ -58,8 +77,17 @@ class ProductionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Production
         fields = [
-            "id", "name", "world", "scenario", "world_name", "scenario_name", "assistants",
-            "show_directive", "turn_count", "created_at", "updated_at",
+            "id",
+            "name",
+            "world",
+            "scenario",
+            "world_name",
+            "scenario_name",
+            "assistants",
+            "show_directive",
+            "turn_count",
+            "created_at",
+            "updated_at",
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
 
@@ -76,11 +104,18 @@ class ProductionDetailSerializer(ProductionSerializer):
 
     class Meta(ProductionSerializer.Meta):
         fields = [
-            *ProductionSerializer.Meta.fields, "cast", "turns", "head", "autoplay_remaining",
+            *ProductionSerializer.Meta.fields,
+            "cast",
+            "turns",
+            "head",
+            "autoplay_remaining",
             "event_seq",
         ]
-        read_only_fields = [*ProductionSerializer.Meta.read_only_fields, "autoplay_remaining",
-                            "event_seq"]
+        read_only_fields = [
+            *ProductionSerializer.Meta.read_only_fields,
+            "autoplay_remaining",
+            "event_seq",
+        ]
 
     def get_cast(self, production: Production) -> list[dict]:
         return CastSerializer(self.context["cast"], many=True).data

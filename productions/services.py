@@ -3,9 +3,12 @@
 import logging
 import time
 from collections.abc import Sequence
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Usage
@@ -149,9 +152,7 @@ def turn_generate(*, turn_id: object) -> None:
         status=TurnStatus.STREAMING
     ):
         return
-    turn = Turn.objects.select_related("production__world", "production__scenario").get(
-        pk=turn_id
-    )
+    turn = Turn.objects.select_related("production__world", "production__scenario").get(pk=turn_id)
     production = turn.production
     started = time.monotonic()
     usage = Usage()
@@ -202,7 +203,9 @@ def turn_generate(*, turn_id: object) -> None:
         _fail(turn, text=text, message=str(error), started=started)
     except Exception:
         logger.exception("turn %s failed unexpectedly", turn_id)
-        _fail(turn, text=text, message="Something went wrong generating this turn.", started=started)
+        _fail(
+            turn, text=text, message="Something went wrong generating this turn.", started=started
+        )
 
 
 @transaction.atomic
@@ -258,6 +261,41 @@ def turn_stop(*, turn: Turn) -> Turn:
     turn.save(update_fields=["status", "updated_at"])
     events.notify_turn_finished(turn)
     return turn
+
+
+def turns_sweep(*, pending_after: float = 30, stale_after: float | None = None) -> dict[str, int]:
+    """The backstop for lost work: re-enqueue turns whose task never started, and fail turns
+    whose worker died mid-stream (no progress for longer than any call may take).
+
+    Returns:
+        How many turns were re-enqueued and how many were failed.
+    """
+    from .tasks import turn_generate_task
+
+    now = timezone.now()
+    if stale_after is None:
+        stale_after = settings.LLM_TIMEOUT_SECONDS * (settings.LLM_MAX_RETRIES + 1) + 30
+    lost = list(
+        Turn.objects.filter(
+            status=TurnStatus.PENDING, created_at__lt=now - timedelta(seconds=pending_after)
+        ).values_list("pk", flat=True)
+    )
+    for turn_id in lost:
+        turn_generate_task.delay(str(turn_id))
+    stale = Turn.objects.filter(
+        status=TurnStatus.STREAMING, updated_at__lt=now - timedelta(seconds=stale_after)
+    )
+    failed = 0
+    for turn in stale:
+        with transaction.atomic():
+            if Turn.objects.filter(pk=turn.pk, status=TurnStatus.STREAMING).update(
+                status=TurnStatus.FAILED,
+                error="The worker stopped while writing this turn. Retry it.",
+            ):
+                failed += 1
+                turn.refresh_from_db()
+                events.notify_turn_finished(turn)
+    return {"requeued": len(lost), "failed": failed}
 
 
 @transaction.atomic

@@ -10,7 +10,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-
 TITLES = {"mr", "mrs", "ms", "dr", "detective", "officer", "lieutenant", "captain", "sir"}
 
 

@@ -9,3 +9,9 @@ from . import services
 def turn_generate_task(turn_id: str) -> None:
     """Generate one turn; a redelivered task finds it no longer pending and does nothing."""
     services.turn_generate(turn_id=turn_id)
+
+
+@shared_task(ignore_result=True)
+def turns_sweep_task() -> None:
+    """Scheduled by beat: re-enqueue lost turns, fail turns whose worker died."""
+    services.turns_sweep()

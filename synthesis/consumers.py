@@ -47,9 +47,13 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
         if isinstance(content, dict) and content.get("type") == "ping":
             await self.send_json({"type": "pong"})
         else:
-            await self.send_json({"type": "error", "detail": "Unknown message; send {\"type\": \"ping\"}."})
+            await self.send_json(
+                {"type": "error", "detail": 'Unknown message; send {"type": "ping"}.'}
+            )
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs) -> None:
+    async def receive(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs
+    ) -> None:
         try:
             await super().receive(text_data=text_data, bytes_data=bytes_data, **kwargs)
         except ValueError:

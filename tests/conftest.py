@@ -18,7 +18,10 @@ class CsrfApiClient(APIClient):
         return self.cookies["csrftoken"].value
 
     def generic(self, method, path, data="", content_type="application/json", **extra):
-        if method.upper() not in {"GET", "HEAD", "OPTIONS", "TRACE"} and "csrftoken" in self.cookies:
+        if (
+            method.upper() not in {"GET", "HEAD", "OPTIONS", "TRACE"}
+            and "csrftoken" in self.cookies
+        ):
             extra.setdefault("HTTP_X_CSRFTOKEN", self.cookies["csrftoken"].value)
         return super().generic(method, path, data, content_type, **extra)
 
@@ -63,8 +66,9 @@ def other_api(other_user) -> CsrfApiClient:
 
 
 @pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
+def fast_settings(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.LMIX_OFFLINE_STREAM_DELAY = 0
 
 
 @pytest.fixture(autouse=True)

@@ -36,8 +36,11 @@ def auth_headers(db) -> dict[str, str]:
 @settings(
     max_examples=25,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                           HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+    ],
 )
 def test_no_request_gets_a_server_error(case, auth_headers):
     response = case.call(headers=auth_headers)

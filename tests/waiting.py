@@ -1,6 +1,5 @@
 """Waiting for background work to reach a state (a bound on waiting, not a speed assertion)."""
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -27,10 +26,12 @@ async def receive_until(communicator, kind: str, timeout: float = 30) -> list[di
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise AssertionError(f"no {kind} within {timeout}s; got {[m['type'] for m in messages]}")
+            raise AssertionError(
+                f"no {kind} within {timeout}s; got {[m['type'] for m in messages]}"
+            )
         try:
             message = await communicator.receive_json_from(timeout=remaining)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             continue
         messages.append(message)
         if message["type"] == kind:

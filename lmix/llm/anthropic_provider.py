@@ -9,6 +9,7 @@ from . import structured
 from .base import CallConfig, Completion, LLMInvalidOutput, Message, T, Usage
 from .endpoints import api_base
 from .failures import SDKErrors, failed, translated
+from .tokens import estimate_usage
 
 ERRORS = SDKErrors(anthropic.AnthropicError, anthropic.APITimeoutError, anthropic.APIStatusError)
 # An explicit (if wrong) key stops the SDK from reading the server's own ANTHROPIC_* env.
@@ -59,6 +60,14 @@ def _usage(reported: Any) -> Usage:
     return Usage(reported.input_tokens or 0, reported.output_tokens or 0)
 
 
+def _fill_if_unreported(usage: Usage, messages: list[Message], text: str) -> None:
+    """Proxies in front of Anthropic may report no usage; count it ourselves then."""
+    if not usage.prompt_tokens and not usage.completion_tokens:
+        estimate = estimate_usage(messages, text)
+        usage.prompt_tokens = estimate.prompt_tokens
+        usage.completion_tokens = estimate.completion_tokens
+
+
 class AnthropicProvider:
     def _create(self, config: CallConfig, messages: list[Message], **extra: Any) -> Any:
         with translated(ERRORS, config.provider, "complete"), _client(config) as client:
@@ -67,9 +76,12 @@ class AnthropicProvider:
     def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
         response = self._create(config, messages)
         text = "".join(block.text for block in response.content if block.type == "text")
-        return Completion(text, _usage(response.usage))
+        usage = _usage(response.usage)
+        _fill_if_unreported(usage, messages, text)
+        return Completion(text, usage)
 
     def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
+        parts: list[str] = []
         with translated(ERRORS, config.provider, "stream"), _client(config) as client:
             events = client.messages.create(**_request(config, messages), stream=True)
             with events:  # closing it ends the HTTP response when the caller stops early
@@ -78,9 +90,11 @@ class AnthropicProvider:
                         usage.prompt_tokens = event.message.usage.input_tokens or 0
                     elif event.type == "content_block_delta" and event.delta.type == "text_delta":
                         if event.delta.text:
+                            parts.append(event.delta.text)
                             yield event.delta.text
                     elif event.type == "message_delta" and event.usage is not None:
                         usage.completion_tokens = event.usage.output_tokens or 0
+        _fill_if_unreported(usage, messages, "".join(parts))
 
     def structured(
         self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage

@@ -83,7 +83,8 @@ def _recorded(
         error = str(exc)
         raise
     except Exception as exc:
-        # Adapters type every SDK failure; anything else is a bug, reported without details.
+        # Adapters type every SDK failure, so this is a bug of ours: log it (no SDK text can
+        # be in it), record it, and give callers the one error type they handle.
         log.exception("Unexpected failure in an LLM %s call", kind)
         error = LLMError.user_message
         raise LLMError() from exc

@@ -4,11 +4,13 @@ import hashlib
 import json
 import math
 import re
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.conf import settings
 from pydantic import ValidationError
 
 from .base import CallConfig, Completion, LLMInvalidOutput, Message, T, Usage
@@ -255,7 +257,12 @@ class OfflineNarrator:
     def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
         answer = self.complete(config, messages)
         usage.prompt_tokens = answer.usage.prompt_tokens
-        yield from deltas(answer.text)
+        # Paced like a real model so people see the text arrive; tests set the delay to 0.
+        delay = settings.LMIX_OFFLINE_STREAM_DELAY
+        for piece in deltas(answer.text):
+            if delay:
+                time.sleep(delay)
+            yield piece
         usage.completion_tokens = answer.usage.completion_tokens
 
     def structured(

@@ -4,6 +4,7 @@ from pydantic import BaseModel
 
 from lmix.llm.anthropic_provider import DEFAULT_MAX_TOKENS, NO_KEY, AnthropicProvider
 from lmix.llm.base import Message, Usage
+from lmix.llm.tokens import count_message_tokens, count_tokens
 
 
 class Verdict(BaseModel):
@@ -64,3 +65,14 @@ def test_empty_key_never_falls_back_to_the_servers_environment(fake_llm, config_
     headers = fake_llm.requests[0].headers
     assert headers["authorization"] == f"Bearer {NO_KEY}"
     assert "x-api-key" not in headers
+
+
+def test_usage_is_counted_locally_when_not_reported(fake_llm, config_for):
+    messages = [Message("user", "Hi")]
+    fake_llm.queue(text="Counted here.", usage=False)
+    fake_llm.queue(text="Counted here.", usage=False)
+    answer = AnthropicProvider().complete(config_for("anthropic"), messages)
+    assert answer.usage == Usage(count_message_tokens(messages), count_tokens("Counted here."))
+    usage = Usage()
+    assert "".join(AnthropicProvider().stream(config_for("anthropic"), messages, usage))
+    assert usage == answer.usage

@@ -158,7 +158,9 @@ def test_structured_text_comes_from_the_prompt(narrator):
 
 def test_structured_bounds_are_respected_across_prompts(narrator):
     for i in range(20):
-        beat = narrator.structured(CONFIG, turn(f"Attempt {i} at the reef crossing."), Beat, Usage())
+        beat = narrator.structured(
+            CONFIG, turn(f"Attempt {i} at the reef crossing."), Beat, Usage()
+        )
         assert 1 <= beat.tension <= 5 and 0 < beat.odds < 1 and 1 <= len(beat.lines) <= 3
 
 

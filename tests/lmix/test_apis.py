@@ -2,7 +2,7 @@
 
 import pytest
 
-from lmix.models import LLMModel, Persona
+from lmix.models import Persona
 from tests.factories import (
     AffiliationFactory,
     AssistantFactory,
@@ -47,14 +47,20 @@ def test_crud_round_trip(api, resource):
 
 @pytest.mark.parametrize("resource", [*RESOURCES, "assistants", "models"])
 def test_other_users_objects_are_invisible_and_untouchable(api, user, other_api, resource):
-    factory = {**{k: v[0] for k, v in RESOURCES.items()}, "assistants": AssistantFactory,
-               "models": LLMModelFactory}[resource]
+    factory = {
+        **{k: v[0] for k, v in RESOURCES.items()},
+        "assistants": AssistantFactory,
+        "models": LLMModelFactory,
+    }[resource]
     mine = factory(owner=user)
 
     listed = [item["id"] for item in other_api.get(f"/api/{resource}").json()]
     assert str(mine.id) not in listed
     assert other_api.get(f"/api/{resource}/{mine.id}").status_code == 404
-    assert other_api.patch(f"/api/{resource}/{mine.id}", {"name": "x"}, format="json").status_code == 404
+    assert (
+        other_api.patch(f"/api/{resource}/{mine.id}", {"name": "x"}, format="json").status_code
+        == 404
+    )
     assert other_api.delete(f"/api/{resource}/{mine.id}").status_code == 404
     assert api.get(f"/api/{resource}/{mine.id}").status_code == 200
 
@@ -126,7 +132,11 @@ def test_persona_affiliations_are_set_and_limited_to_own_groups(api, user, other
 def test_assistant_pairs_own_persona_and_model_once(api, user, other_user):
     persona = PersonaFactory(owner=user)
     model = LLMModelFactory(owner=user)
-    payload = {"persona": str(persona.id), "model": str(model.id), "config_override": {"temperature": 0.3}}
+    payload = {
+        "persona": str(persona.id),
+        "model": str(model.id),
+        "config_override": {"temperature": 0.3},
+    }
     created = api.post("/api/assistants", payload, format="json")
     assert created.status_code == 201
     body = created.json()
@@ -143,8 +153,11 @@ def test_assistant_pairs_own_persona_and_model_once(api, user, other_user):
 
     bad_config = api.post(
         "/api/assistants",
-        {"persona": str(PersonaFactory(owner=user).id), "model": str(model.id),
-         "config_override": {"temperature": 9}},
+        {
+            "persona": str(PersonaFactory(owner=user).id),
+            "model": str(model.id),
+            "config_override": {"temperature": 9},
+        },
         format="json",
     )
     assert bad_config.status_code == 400 and "config_override" in bad_config.json()["errors"]

@@ -20,8 +20,10 @@ def test_new_users_get_the_offline_narrator_as_default(user):
 def test_create_normalises_endpoint_infers_provider_and_names_the_model(api):
     response = api.post(
         "/api/models",
-        {"api_endpoint": " https://api.openai.com/v1/chat/completions/ ",
-         "model_id": "gpt-4-turbo-preview"},
+        {
+            "api_endpoint": " https://api.openai.com/v1/chat/completions/ ",
+            "model_id": "gpt-4-turbo-preview",
+        },
         format="json",
     )
     assert response.status_code == 201, response.content
@@ -130,8 +132,52 @@ def test_the_database_refuses_a_second_default_and_a_duplicate(user):
 def test_invalid_config_is_refused_before_it_reaches_a_provider(api):
     response = api.post(
         "/api/models",
-        {"api_endpoint": "http://localhost:8080/v1", "model_id": "m",
-         "config": {"temperature": 7, "bogus": 1}},
+        {
+            "api_endpoint": "http://localhost:8080/v1",
+            "model_id": "m",
+            "config": {"temperature": 7, "bogus": 1},
+        },
         format="json",
     )
     assert response.status_code == 400 and "config" in response.json()["errors"]
+
+
+def test_connection_test_makes_a_real_round_trip(api):
+    from tests.fakes.llm_server import FakeLLMServer
+
+    with FakeLLMServer(models=["alpha", "beta"]) as server:
+        ok = api.post("/api/models/test", {"api_endpoint": server.base_url}, format="json")
+        assert ok.status_code == 200
+        body = ok.json()
+        assert body["ok"] is True and body["models"] == ["alpha", "beta"]
+        assert body["latency_ms"] >= 0
+
+        server.queue(status=401)
+        refused = api.post(
+            "/api/models/test",
+            {"api_endpoint": server.base_url, "api_key": KEY},
+            format="json",
+        ).json()
+        assert refused["ok"] is False and "key" in refused["error"].lower()
+        assert KEY not in str(refused)
+        assert server.requests[-1].api_key == KEY  # the key did reach the provider
+
+
+def test_connection_test_of_a_saved_model_uses_its_stored_key(api, user, other_api):
+    from tests.fakes.llm_server import FakeLLMServer
+
+    with FakeLLMServer() as server:
+        model = LLMModelFactory(owner=user, api_endpoint=server.base_url)
+        model.api_key = KEY
+        model.save()
+        assert api.post("/api/models/test", {"id": str(model.id)}, format="json").json()["ok"]
+        assert server.requests[-1].api_key == KEY
+        assert (
+            other_api.post("/api/models/test", {"id": str(model.id)}, format="json").status_code
+            == 404
+        )
+
+
+def test_an_empty_bulk_add_is_refused(api):
+    response = api.post("/api/models", [], format="json")
+    assert response.status_code == 400

@@ -44,7 +44,8 @@ def production_factory():
 
 
 def session_cookie(client) -> bytes:
-    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode()
+    name = settings.SESSION_COOKIE_NAME
+    return f"{name}={client.cookies[name].value}".encode()
 
 
 def socket(production_id, cookie: bytes | None = None) -> WebsocketCommunicator:

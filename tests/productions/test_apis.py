@@ -70,9 +70,7 @@ def test_regenerate_makes_a_sibling_and_the_model_sees_only_its_branch(
     reply = api.post(url, {"assistant": bob}, format="json").json()
     wait_for(lambda: finished(reply["id"]))
     # A sibling of the director turn: same parent, another branch.
-    sibling = api.post(
-        url, {"assistant": bob, "parent": first["id"]}, format="json"
-    ).json()
+    sibling = api.post(url, {"assistant": bob, "parent": first["id"]}, format="json").json()
     wait_for(lambda: finished(sibling["id"]))
 
     turns = {t["id"]: t for t in api.get(f"/api/productions/{production.id}").json()["turns"]}
@@ -98,7 +96,10 @@ def test_bad_turn_requests_are_clear_4xx(api, user, production_factory, other_us
     url = f"/api/productions/{production.id}/turns"
     outsider = AssistantFactory(owner=user)
     assert api.post(url, {"assistant": str(outsider.id)}, format="json").status_code == 400
-    assert api.post(url, {"parent": "00000000-0000-0000-0000-000000000000"}, format="json").status_code == 400
+    assert (
+        api.post(url, {"parent": "00000000-0000-0000-0000-000000000000"}, format="json").status_code
+        == 400
+    )
     assert api.post(url, {"content": "x" * 20_001}, format="json").status_code == 400
     assert api.post(url, {"assistant": "nope"}, format="json").status_code == 400
 

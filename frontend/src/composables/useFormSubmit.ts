@@ -1,11 +1,20 @@
 /** Form submission state: saving flag, the server's field errors and its general message. */
-import { readonly, ref } from 'vue'
+import { nextTick, readonly, ref } from 'vue'
 import { ApiError, type FieldErrors } from '@/api/http'
 
 export function useFormSubmit() {
   const saving = ref(false)
   const errors = ref<FieldErrors>({})
   const formError = ref('')
+
+  /** Bring the first field with an error into view (long forms scroll inside modals). */
+  function focusFirstError() {
+    void nextTick(() => {
+      const el = document.querySelector<HTMLElement>('[aria-invalid="true"]')
+      el?.focus({ preventScroll: true })
+      el?.scrollIntoView?.({ block: 'center', behavior: 'smooth' })
+    })
+  }
 
   /** First message for a field ('' if none). */
   const errorFor = (field: string) => errors.value[field]?.[0] ?? ''
@@ -16,6 +25,7 @@ export function useFormSubmit() {
     for (const [field, message] of Object.entries(messages)) if (message) found[field] = [message]
     errors.value = found
     formError.value = Object.keys(found).length ? 'Please fix the highlighted fields.' : ''
+    if (Object.keys(found).length) focusFirstError()
     return Object.keys(found).length === 0
   }
 
@@ -34,6 +44,7 @@ export function useFormSubmit() {
         errors.value = e.fieldErrors
         const general = [...(e.fieldErrors.non_field_errors ?? []), ...(e.fieldErrors.detail ?? [])]
         formError.value = general[0] ?? e.detail
+        focusFirstError()
       } else {
         formError.value = e instanceof Error ? e.message : 'Something went wrong.'
       }

@@ -16,11 +16,13 @@ export function upsertTurn(turns: Turn[], turn: Turn): void {
     // A late copy (e.g. the POST answer arriving after the socket's turn.done) must not
     // move a turn back in its lifecycle or wipe text that streamed in meanwhile.
     if (STAGE[turn.status] < STAGE[old.status]) return
-    if (isActive(turn) && old.content.length > turn.content.length) {
-      turns[at] = { ...turn, content: old.content }
+    // Socket copies carry no directive (big bodies come over REST): keep the one we have.
+    const next = turn.directive === undefined && old.directive !== undefined ? { ...turn, directive: old.directive } : turn
+    if (isActive(next) && old.content.length > next.content.length) {
+      turns[at] = { ...next, content: old.content }
       return
     }
-    turns[at] = turn
+    turns[at] = next
     return
   }
   let i = turns.length

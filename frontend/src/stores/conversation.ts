@@ -23,6 +23,7 @@ export const useConversationStore = defineStore('conversation', () => {
   /** What is being sent right now ('next', an assistant id, 'director', 'autoplay'…). */
   const sending = ref<string | null>(null)
   const directiveTurnId = ref<string | null>(null)
+  const directiveLoading = ref(false)
 
   const turns = computed(() => state.value.turns)
   const autoplayRemaining = computed(() => state.value.autoplayRemaining)
@@ -155,8 +156,19 @@ export const useConversationStore = defineStore('conversation', () => {
     if (leaf) leafId.value = leaf
   }
 
-  function openDirective(turn: Turn | null) {
+  /**
+   * Show a turn's directive. Socket messages do not carry directives, so a turn that
+   * arrived live is re-read over REST first.
+   */
+  async function openDirective(turn: Turn | null) {
     directiveTurnId.value = turn?.id ?? null
+    if (!turn || turn.directive !== undefined || !production.value?.show_directive) return
+    directiveLoading.value = true
+    try {
+      await sync.resync()
+    } finally {
+      directiveLoading.value = false
+    }
   }
 
   return {
@@ -174,6 +186,7 @@ export const useConversationStore = defineStore('conversation', () => {
     loadError,
     sending,
     directiveTurn,
+    directiveLoading,
     load,
     handleSocket,
     speak,

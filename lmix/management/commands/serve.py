@@ -32,9 +32,10 @@ class Command(BaseCommand):
         run_worker = worker == "yes" or (worker == "auto" and embedded)
         with ExitStack() as stack:
             if run_worker:
-                from lmix.embedded_worker import embedded_worker
+                from lmix.embedded_worker import embedded_sweeper, embedded_worker
 
                 stack.enter_context(embedded_worker())
+                stack.enter_context(embedded_sweeper())
             if not quiet:
                 self._banner(host, port, run_worker)
             Server(
@@ -61,3 +62,4 @@ class Command(BaseCommand):
             "",
         ]
         self.stdout.write("\n".join(lines))
+        self.stdout.flush()

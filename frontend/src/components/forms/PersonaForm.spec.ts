@@ -1,0 +1,105 @@
+import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { affiliationsApi } from '@/api/affiliations'
+import { ApiError } from '@/api/http'
+import { personasApi } from '@/api/personas'
+import { makeAffiliation, makePersona } from '@/test/factories'
+import PersonaForm from './PersonaForm.vue'
+
+vi.mock('@/api/personas', () => ({
+  personasApi: { list: vi.fn(), get: vi.fn(), create: vi.fn(), update: vi.fn(), patch: vi.fn(), remove: vi.fn() },
+}))
+vi.mock('@/api/affiliations', () => ({
+  affiliationsApi: { list: vi.fn(), get: vi.fn(), create: vi.fn(), update: vi.fn(), patch: vi.fn(), remove: vi.fn() },
+}))
+
+const q = (id: string) => `[data-testid="${id}"]`
+const AFFS = [makeAffiliation({ id: 'aff-nypd', name: 'NYPD Undercover Unit' }), makeAffiliation({ id: 'aff-ros', name: 'Rosetti Crime Family' })]
+
+async function mountForm(item: ReturnType<typeof makePersona> | null = null) {
+  const pinia = createPinia()
+  setActivePinia(pinia)
+  const w = mount(PersonaForm, { props: { item }, global: { plugins: [pinia], stubs: { RouterLink: RouterLinkStub } } })
+  await flushPromises()
+  return w
+}
+
+describe('PersonaForm', () => {
+  beforeEach(() => {
+    vi.mocked(affiliationsApi.list).mockResolvedValue(AFFS)
+    vi.mocked(personasApi.create).mockReset()
+    vi.mocked(personasApi.update).mockReset()
+  })
+
+  it('lists affiliations as labelled checkboxes and sends the chosen ids', async () => {
+    vi.mocked(personasApi.create).mockImplementation(async (input) => makePersona({ id: 'p1', ...input }))
+    const w = await mountForm()
+    const options = w.findAll(q('affiliation-option'))
+    expect(options.map((o) => o.text())).toEqual(['NYPD Undercover Unit', 'Rosetti Crime Family'])
+
+    await w.find(q('field-name')).setValue('Bob Wilson')
+    await w.find(q('field-universal_truth')).setValue('New patient, works in finance')
+    await w.find(q('field-internal_truth')).setValue('Undercover detective')
+    await w.find(q('affiliation-check-aff-nypd')).setValue(true)
+    await w.find('form').trigger('submit')
+    await flushPromises()
+
+    expect(personasApi.create).toHaveBeenCalledWith({
+      name: 'Bob Wilson',
+      avatar_url: '',
+      style: '',
+      universal_truth: 'New patient, works in finance',
+      internal_truth: 'Undercover detective',
+      external_truth: '',
+      affiliations: ['aff-nypd'],
+    })
+    expect(w.emitted('saved')?.[0]?.[0]).toMatchObject({ id: 'p1', affiliations: ['aff-nypd'] })
+  })
+
+  it('edits an existing persona, keeping and changing its affiliations', async () => {
+    vi.mocked(personasApi.update).mockImplementation(async (id, input) => makePersona({ id, ...input }))
+    const w = await mountForm(makePersona({ id: 'p9', name: 'Tony', affiliations: ['aff-ros'] }))
+    expect((w.find(q('affiliation-check-aff-ros')).element as HTMLInputElement).checked).toBe(true)
+    await w.find(q('affiliation-check-aff-nypd')).setValue(true)
+    await w.find(q('affiliation-check-aff-ros')).setValue(false)
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(vi.mocked(personasApi.update).mock.calls[0]?.[0]).toBe('p9')
+    expect(vi.mocked(personasApi.update).mock.calls[0]?.[1].affiliations).toEqual(['aff-nypd'])
+  })
+
+  it('shows the server’s validation errors beside their fields', async () => {
+    vi.mocked(personasApi.create).mockRejectedValue(
+      new ApiError(400, 'Invalid input.', {
+        name: ['Ensure this field has no more than 200 characters.'],
+        internal_truth: ['Too long.'],
+        affiliations: ['Unknown affiliation.'],
+      }),
+    )
+    const w = await mountForm()
+    await w.find(q('field-name')).setValue('x'.repeat(10))
+    await w.find('form').trigger('submit')
+    await flushPromises()
+
+    const nameError = w.find(q('error-name'))
+    expect(nameError.text()).toBe('Ensure this field has no more than 200 characters.')
+    // Beside the field: inside the same .field block as the input, linked for screen readers.
+    expect(nameError.element.closest('.field')?.querySelector('[data-testid="field-name"]')).not.toBeNull()
+    expect(w.find(q('field-name')).attributes('aria-invalid')).toBe('true')
+    expect(w.find(q('field-name')).attributes('aria-describedby')).toBe('persona-name-error')
+    expect(w.find(q('error-internal_truth')).text()).toBe('Too long.')
+    expect(w.find(q('error-affiliations')).text()).toBe('Unknown affiliation.')
+    expect(w.find(q('form-error')).text()).toBe('Invalid input.')
+    expect(w.emitted('saved')).toBeUndefined()
+  })
+
+  it('checks the name and avatar URL before sending', async () => {
+    const w = await mountForm()
+    await w.find(q('field-avatar_url')).setValue('not a url')
+    await w.find('form').trigger('submit')
+    expect(w.find(q('error-name')).text()).toContain('name')
+    expect(w.find(q('error-avatar_url')).text()).toContain('http')
+    expect(personasApi.create).not.toHaveBeenCalled()
+  })
+})

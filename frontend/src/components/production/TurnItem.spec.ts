@@ -1,0 +1,64 @@
+import { mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import type { Turn } from '@/api/types'
+import { makeTurn } from '@/test/factories'
+import TurnItem from './TurnItem.vue'
+
+const q = (id: string) => `[data-testid="${id}"]`
+
+function mountTurn(turn: Turn, extra: Partial<{ siblingIndex: number; siblingCount: number; showDirective: boolean; busy: boolean }> = {}) {
+  return mount(TurnItem, { props: { turn, siblingIndex: 1, siblingCount: 1, showDirective: false, busy: false, ...extra } })
+}
+
+describe('TurnItem', () => {
+  it('shows speaker, model, tokens and latency of a finished turn', () => {
+    const w = mountTurn(makeTurn({ id: 't', content: 'Hello.', model_id: 'gpt-4o', prompt_tokens: 120, completion_tokens: 8, latency_ms: 1530 }))
+    expect(w.attributes('data-status')).toBe('done')
+    expect(w.find(q('turn-speaker')).text()).toBe('Alice')
+    expect(w.find(q('turn-model')).text()).toBe('gpt-4o')
+    expect(w.find(q('turn-tokens')).text()).toBe('120 → 8 tokens')
+    expect(w.find(q('turn-latency')).text()).toBe('1.5 s')
+    expect(w.find(q('turn-regenerate')).exists()).toBe(true)
+    expect(w.find(q('turn-typing')).exists()).toBe(false)
+  })
+
+  it('shows a typing indicator and a Stop button while streaming', async () => {
+    const w = mountTurn(makeTurn({ id: 't', content: 'Hel', status: 'streaming' }))
+    expect(w.find(q('turn-typing')).exists()).toBe(true)
+    expect(w.find(q('turn-regenerate')).exists()).toBe(false)
+    await w.find(q('turn-stop')).trigger('click')
+    expect(w.emitted('stop')).toHaveLength(1)
+  })
+
+  it('shows the error and a Retry button on a failed turn', async () => {
+    const w = mountTurn(makeTurn({ id: 't', status: 'failed', error: 'The model timed out.' }))
+    expect(w.find(q('turn-error')).text()).toBe('The model timed out.')
+    await w.find(q('turn-retry')).trigger('click')
+    expect(w.emitted('regenerate')).toHaveLength(1)
+  })
+
+  it('has sibling arrows with a counter', async () => {
+    const w = mountTurn(makeTurn({ id: 't', content: 'x' }), { siblingIndex: 2, siblingCount: 3 })
+    expect(w.find(q('sibling-counter')).text()).toBe('2/3')
+    await w.find(q('sibling-prev')).trigger('click')
+    await w.find(q('sibling-next')).trigger('click')
+    expect(w.emitted('sibling')).toEqual([[-1], [1]])
+    expect(mountTurn(makeTurn({ id: 't' })).find(q('sibling-counter')).exists()).toBe(false)
+  })
+
+  it('opens the directive when show_directive is on (button or click on the turn)', async () => {
+    const turn = makeTurn({ id: 't', content: 'x', directive: [{ role: 'system', content: 'You are Alice.' }] })
+    const w = mountTurn(turn, { showDirective: true })
+    await w.find(q('turn-directive')).trigger('click')
+    await w.find(q('turn-content')).trigger('click')
+    expect(w.emitted('directive')).toHaveLength(2)
+    expect(mountTurn(turn).find(q('turn-directive')).exists()).toBe(false)
+  })
+
+  it('renders director turns without regenerate', () => {
+    const w = mountTurn(makeTurn({ id: 'd', speaker_kind: 'director', assistant: null, content: 'Rain starts.' }))
+    expect(w.attributes('data-speaker-kind')).toBe('director')
+    expect(w.find(q('turn-speaker')).text()).toBe('Director')
+    expect(w.find(q('turn-regenerate')).exists()).toBe(false)
+  })
+})

@@ -1,0 +1,163 @@
+import { flushPromises } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { ApiError } from '@/api/http'
+import * as api from '@/api/productions'
+import type { Turn } from '@/api/types'
+import { makeDetail, makeTurn } from '@/test/factories'
+import { useConversationStore } from './conversation'
+import { useToastsStore } from './toasts'
+
+vi.mock('@/api/productions', () => ({
+  productionsApi: {},
+  getProduction: vi.fn(),
+  createTurn: vi.fn(),
+  stopTurn: vi.fn(),
+  startAutoplay: vi.fn(),
+  stopAutoplay: vi.fn(),
+  productionSocketUrl: vi.fn(),
+}))
+
+const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s)).toISOString()
+
+// t1 (Alice) → t2 (Bob) → t3 (Alice)
+function baseTurns(): Turn[] {
+  return [
+    makeTurn({ id: 't1', assistant: 'as1', speaker_name: 'Alice', content: 'Hello.', created_at: at(1) }),
+    makeTurn({ id: 't2', parent: 't1', depth: 1, assistant: 'as2', speaker_name: 'Bob', content: 'Hi.', created_at: at(2) }),
+    makeTurn({ id: 't3', parent: 't2', depth: 2, assistant: 'as1', speaker_name: 'Alice', content: 'How are you?', created_at: at(3) }),
+  ]
+}
+
+async function loaded(turns = baseTurns(), seq = 10) {
+  setActivePinia(createPinia())
+  vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ turns, head: turns.at(-1)?.id ?? null, event_seq: seq }))
+  const conv = useConversationStore()
+  await conv.load('prod1')
+  return conv
+}
+
+const ids = (conv: ReturnType<typeof useConversationStore>) => conv.path.map((p) => p.turn.id)
+
+describe('conversation store', () => {
+  beforeEach(() => {
+    vi.mocked(api.createTurn).mockReset()
+    vi.mocked(api.getProduction).mockReset()
+    vi.mocked(api.startAutoplay).mockReset()
+  })
+
+  it('shows the branch ending at the server head', async () => {
+    const conv = await loaded()
+    expect(ids(conv)).toEqual(['t1', 't2', 't3'])
+    expect(conv.production?.world_name).toBe('Modern NYC')
+  })
+
+  it('asks an assistant to speak after the last visible turn and shows the pending turn', async () => {
+    const conv = await loaded()
+    vi.mocked(api.createTurn).mockResolvedValue(makeTurn({ id: 't4', parent: 't3', assistant: 'as2', status: 'pending', created_at: at(4) }))
+    await conv.speak('as2')
+    expect(api.createTurn).toHaveBeenCalledWith('prod1', { assistant: 'as2', parent: 't3' })
+    expect(ids(conv)).toEqual(['t1', 't2', 't3', 't4'])
+    expect(conv.isGenerating).toBe(true)
+  })
+
+  it('lets the server pick with "next", and starts from null on an empty production', async () => {
+    const conv = await loaded([])
+    vi.mocked(api.createTurn).mockResolvedValue(makeTurn({ id: 'r', status: 'pending', created_at: at(1) }))
+    await conv.speak()
+    expect(api.createTurn).toHaveBeenCalledWith('prod1', { parent: null })
+  })
+
+  it('regenerates as a sibling (same assistant, same parent) and shows it', async () => {
+    const conv = await loaded()
+    const t2 = conv.turns.find((t) => t.id === 't2')!
+    vi.mocked(api.createTurn).mockResolvedValue(
+      makeTurn({ id: 't2b', parent: 't1', depth: 1, assistant: 'as2', status: 'pending', created_at: at(9) }),
+    )
+    await conv.regenerate(t2)
+    expect(api.createTurn).toHaveBeenCalledWith('prod1', { assistant: 'as2', parent: 't1' })
+    expect(ids(conv)).toEqual(['t1', 't2b'])
+    expect(conv.path[1]).toMatchObject({ siblingIndex: 2, siblingCount: 2 })
+
+    // Back to the first version: its descendants come back with it.
+    conv.showSibling(conv.path[1]!.turn, -1)
+    expect(ids(conv)).toEqual(['t1', 't2', 't3'])
+  })
+
+  it('posts director notes at the end of the visible branch', async () => {
+    const conv = await loaded()
+    vi.mocked(api.createTurn).mockResolvedValue(
+      makeTurn({ id: 'd1', parent: 't3', speaker_kind: 'director', assistant: null, content: 'A phone rings.', created_at: at(5) }),
+    )
+    await conv.sendDirector('A phone rings.')
+    expect(api.createTurn).toHaveBeenCalledWith('prod1', { content: 'A phone rings.', parent: 't3' })
+    expect(ids(conv).at(-1)).toBe('d1')
+  })
+
+  it('shows a toast on 409 (already generating)', async () => {
+    const conv = await loaded()
+    vi.mocked(api.createTurn).mockRejectedValue(new ApiError(409, 'A turn is already being generated.'))
+    await conv.speak('as1')
+    expect(useToastsStore().toasts.map((t) => [t.kind, t.message])).toEqual([['error', 'A turn is already being generated.']])
+  })
+
+  it('starts autoplay from the end of the visible branch', async () => {
+    const conv = await loaded()
+    vi.mocked(api.startAutoplay).mockResolvedValue({ autoplay_remaining: 5 })
+    await conv.startAutoplay(5)
+    expect(api.startAutoplay).toHaveBeenCalledWith('prod1', 5, 't3')
+    expect(conv.autoplayRemaining).toBe(5)
+  })
+
+  it('streams socket events into the visible branch', async () => {
+    const conv = await loaded(baseTurns(), 10)
+    conv.handleSocket({ type: 'turn.created', seq: 11, turn: makeTurn({ id: 't4', parent: 't3', status: 'pending', created_at: at(4) }) })
+    conv.handleSocket({ type: 'turn.token', seq: 12, turn: 't4', index: 0, delta: 'Fine, ' })
+    conv.handleSocket({ type: 'turn.token', seq: 13, turn: 't4', index: 1, delta: 'thanks' })
+    expect(ids(conv)).toEqual(['t1', 't2', 't3', 't4'])
+    expect(conv.path.at(-1)?.turn).toMatchObject({ content: 'Fine, thanks', status: 'streaming' })
+    conv.handleSocket({
+      type: 'turn.done',
+      seq: 14,
+      turn: makeTurn({ id: 't4', parent: 't3', content: 'Fine, thanks.', status: 'done', completion_tokens: 3, created_at: at(4) }),
+    })
+    expect(conv.path.at(-1)?.turn).toMatchObject({ content: 'Fine, thanks.', status: 'done', completion_tokens: 3 })
+    expect(api.getProduction).toHaveBeenCalledTimes(1)
+  })
+
+  it('re-reads the production on a seq gap and after every (re)connect', async () => {
+    const conv = await loaded(baseTurns(), 10)
+    const fresh = [...baseTurns(), makeTurn({ id: 't4', parent: 't3', content: 'Server copy', created_at: at(4) })]
+    vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ turns: fresh, head: 't4', event_seq: 15 }))
+    conv.handleSocket({ type: 'turn.token', seq: 13, turn: 't4', index: 3, delta: 'x' }) // 11, 12 missing
+    await flushPromises()
+    expect(api.getProduction).toHaveBeenCalledTimes(2)
+    expect(ids(conv)).toEqual(['t1', 't2', 't3', 't4'])
+    expect(conv.path.at(-1)?.turn.content).toBe('Server copy')
+
+    conv.handleSocket({ type: 'socket.open' })
+    await flushPromises()
+    expect(api.getProduction).toHaveBeenCalledTimes(3)
+  })
+
+  it('does not jump to a branch someone else extends', async () => {
+    const conv = await loaded()
+    // A turn under t1 (not the end of the visible branch) arrives.
+    conv.handleSocket({ type: 'turn.created', seq: 11, turn: makeTurn({ id: 'x', parent: 't1', created_at: at(8) }) })
+    expect(ids(conv)).toEqual(['t1', 't2', 't3'])
+    expect(conv.path[1]).toMatchObject({ siblingIndex: 1, siblingCount: 2 })
+  })
+
+  it('re-reads a live turn to show its directive (socket turns carry none)', async () => {
+    const conv = await loaded(baseTurns(), 10)
+    conv.production!.show_directive = true
+    const withDirective = baseTurns().map((t) => ({ ...t, directive: [{ role: 'system', content: `You are ${t.speaker_name}.` }] }))
+    vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ show_directive: true, turns: withDirective, head: 't3', event_seq: 10 }))
+    await conv.openDirective(conv.turns[2]!)
+    expect(api.getProduction).toHaveBeenCalledTimes(2)
+    expect(conv.directiveTurn?.directive).toEqual([{ role: 'system', content: 'You are Alice.' }])
+    // A later socket copy without the directive keeps it.
+    conv.handleSocket({ type: 'turn.done', seq: 11, turn: { ...baseTurns()[2]!, content: 'Edited' } })
+    expect(conv.directiveTurn).toMatchObject({ content: 'Edited', directive: [{ role: 'system', content: 'You are Alice.' }] })
+  })
+})
