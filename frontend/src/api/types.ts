@@ -158,6 +158,8 @@ export interface Turn {
   speaker_name: string
   avatar_url: string
   content: string
+  /** How many streamed deltas `content` already holds (tokens below it are duplicates). */
+  token_count: number
   status: TurnStatus
   error: string
   model_id: string

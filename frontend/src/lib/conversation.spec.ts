@@ -14,6 +14,16 @@ describe('applyMessage', () => {
     expect(state.turns[0]).toMatchObject({ content: 'Hello.', status: 'done', completion_tokens: 2 })
   })
 
+  it('skips tokens a re-read turn already holds, then continues', () => {
+    const state: ConversationState = {
+      turns: [makeTurn({ id: 't', status: 'streaming', content: 'One two ', token_count: 2 })],
+      autoplayRemaining: 0,
+    }
+    applyMessage(state, { type: 'turn.token', seq: 5, turn: 't', index: 1, delta: 'two ' })
+    applyMessage(state, { type: 'turn.token', seq: 6, turn: 't', index: 2, delta: 'three' })
+    expect(state.turns[0]).toMatchObject({ content: 'One two three', token_count: 3 })
+  })
+
   it('asks for a re-read when a token names an unknown turn', () => {
     const state: ConversationState = { turns: [], autoplayRemaining: 0 }
     expect(applyMessage(state, { type: 'turn.token', seq: 1, turn: 'x', index: 0, delta: 'a' })).toBe(false)

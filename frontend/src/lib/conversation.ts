@@ -19,7 +19,7 @@ export function upsertTurn(turns: Turn[], turn: Turn): void {
     // Socket copies carry no directive (big bodies come over REST): keep the one we have.
     const next = turn.directive === undefined && old.directive !== undefined ? { ...turn, directive: old.directive } : turn
     if (isActive(next) && old.content.length > next.content.length) {
-      turns[at] = { ...next, content: old.content }
+      turns[at] = { ...next, content: old.content, token_count: old.token_count }
       return
     }
     turns[at] = next
@@ -44,7 +44,10 @@ export function applyMessage(state: ConversationState, msg: ServerMessage): bool
     case 'turn.token': {
       const turn = state.turns.find((t) => t.id === msg.turn)
       if (!turn) return false
+      // A re-read turn already holds its first `token_count` deltas: skip those.
+      if (msg.index < (turn.token_count ?? 0)) return true
       turn.content += msg.delta
+      turn.token_count = msg.index + 1
       if (turn.status === 'pending') turn.status = 'streaming'
       return true
     }

@@ -12,6 +12,7 @@ export function makeTurn(over: Partial<Turn> & { id: string }): Turn {
     speaker_name: 'Alice',
     avatar_url: '',
     content: '',
+    token_count: 0,
     status: 'done',
     error: '',
     model_id: 'offline-narrator',
