@@ -1,0 +1,80 @@
+"""Turn generation against a provider that fails or is stopped mid-stream."""
+
+import pytest
+
+from lmix.models import LLMCall, LLMModel
+from productions.models import Turn
+from tests.fakes.llm_server import FakeLLMServer
+from tests.waiting import wait_for
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
+
+KEY = "sk-TURN-KEY-MARKER-5521"
+
+
+@pytest.fixture
+def server():
+    with FakeLLMServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def remote_model(user, server):
+    model = LLMModel(
+        owner=user,
+        name="Fake",
+        provider="openai_compatible",
+        api_endpoint=server.base_url,
+        model_id="fake-gpt",
+    )
+    model.api_key = KEY
+    model.save()
+    return model
+
+
+def settled(turn_id, *statuses):
+    return Turn.objects.filter(pk=turn_id, status__in=statuses).first()
+
+
+def test_a_provider_failure_fails_the_turn_with_a_readable_reason_and_retry_branches(
+    api, user, server, remote_model, production_factory
+):
+    production = production_factory(user, model=remote_model)
+    url = f"/api/productions/{production.id}/turns"
+    opener = api.post(url, {"content": "The scene opens."}, format="json").json()
+    server.queue(status=401)
+    failed = api.post(url, {}, format="json").json()
+
+    turn = wait_for(lambda: settled(failed["id"], "failed", "done"))
+    assert turn.status == "failed"
+    assert "key" in turn.error.lower() and KEY not in turn.error
+    call = LLMCall.objects.get(purpose="production.turn")
+    assert call.error and KEY not in call.error
+
+    retry = api.post(
+        url, {"assistant": str(turn.assistant_id), "parent": opener["id"]}, format="json"
+    ).json()
+    retried = wait_for(lambda: settled(retry["id"], "done", "failed"))
+    assert retried.status == "done" and retried.parent_id == turn.parent_id
+    turn.refresh_from_db()
+    assert turn.status == "failed"  # the failed sibling is left as it was
+
+
+def test_stopping_mid_stream_keeps_the_partial_text(
+    api, user, server, remote_model, production_factory
+):
+    production = production_factory(user, model=remote_model)
+    server.queue(text=" ".join(f"word{i}" for i in range(60)), chunk_delay=0.05)
+    turn_id = api.post(f"/api/productions/{production.id}/turns", {}, format="json").json()["id"]
+
+    streaming = wait_for(
+        lambda: Turn.objects.filter(pk=turn_id, status="streaming", token_count__gte=3).first()
+    )
+    assert streaming.content.startswith("word0")
+    stopped = api.post(f"/api/productions/{production.id}/turns/{turn_id}/stop").json()
+    assert stopped["status"] == "stopped"
+
+    # The worker notices at its next delta and leaves the text it had; it never finishes.
+    final = wait_for(lambda: (t := Turn.objects.get(pk=turn_id)).completion_tokens and t)
+    assert final.status == "stopped"
+    assert final.content.startswith("word0") and "word59" not in final.content
