@@ -54,15 +54,17 @@ $(VENV)/.synced: uv.lock pyproject.toml | $(UV)
 	$(UV) sync --frozen --python $(PYTHON)
 	@touch $@
 
+# `npm install --no-save` installs exactly the lock's versions; `npm ci` would refuse this
+# npm's locks, which leave out other platforms' optional packages.
 frontend/node_modules/.installed: frontend/package-lock.json
-	cd frontend && npm ci --no-audit --no-fund
+	cd frontend && npm install --no-audit --no-fund --no-save
 	@touch $@
 
 frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SRC)
 	cd frontend && npm run build
 
 tests/e2e/node_modules/.installed: tests/e2e/package-lock.json
-	cd tests/e2e && npm ci --no-audit --no-fund
+	cd tests/e2e && npm install --no-audit --no-fund --no-save
 	@touch $@
 
 .PHONY: e2e-deps
