@@ -187,6 +187,7 @@ def turn_generate(*, turn_id: object) -> None:
             purpose="production.turn",
             overrides=assistant.config_override,
             usage=usage,
+            variant=_earlier_takes(turn),
         )
         try:
             for delta in stream:
@@ -206,6 +207,16 @@ def turn_generate(*, turn_id: object) -> None:
         _fail(
             turn, text=text, message="Something went wrong generating this turn.", started=started
         )
+
+
+def _earlier_takes(turn: Turn) -> int:
+    """How many times this speaker already answered this parent (regenerations)."""
+    return Turn.objects.filter(
+        production_id=turn.production_id,
+        parent_id=turn.parent_id,
+        assistant_id=turn.assistant_id,
+        created_at__lt=turn.created_at,
+    ).count()
 
 
 @transaction.atomic

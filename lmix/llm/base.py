@@ -30,6 +30,9 @@ class CallConfig:
     params: dict[str, Any] = field(default_factory=dict)  # validated ModelParams, as a dict
     timeout: float = 60.0
     max_retries: int = 2
+    # Which take this is (0 first, 1 a regeneration...). Real models vary by themselves; the
+    # deterministic offline narrator uses it so a regenerated turn reads differently.
+    variant: int = 0
 
 
 @dataclass

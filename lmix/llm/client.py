@@ -33,7 +33,11 @@ MIN_FALLBACK_SECONDS = 0.5
 
 
 def call_config_for(
-    model: LLMModel, overrides: dict | None = None, *, timeout: float | None = None
+    model: LLMModel,
+    overrides: dict | None = None,
+    *,
+    timeout: float | None = None,
+    variant: int = 0,
 ) -> CallConfig:
     """The model's endpoint, key and parameters (its config, then `overrides`), validated."""
     stored = model.config if isinstance(model.config, dict) else {}
@@ -50,6 +54,7 @@ def call_config_for(
         params=params,
         timeout=timeout or settings.LLM_TIMEOUT_SECONDS,
         max_retries=settings.LLM_MAX_RETRIES,
+        variant=variant,
     )
 
 
@@ -128,8 +133,10 @@ def llm_stream(
     purpose: str,
     overrides: dict | None = None,
     usage: Usage | None = None,
+    variant: int = 0,
 ) -> Iterator[str]:
-    """Text deltas as they arrive; `usage` is filled when the stream ends (or is closed)."""
+    """Text deltas as they arrive; `usage` is filled when the stream ends (or is closed).
+    `variant` numbers repeated takes of the same prompt (see CallConfig)."""
     usage = usage if usage is not None else Usage()
     received: list[str] = []
     with _recorded(
@@ -140,7 +147,7 @@ def llm_stream(
         messages=messages,
         received=received,
     ):
-        config = call_config_for(model, overrides)
+        config = call_config_for(model, overrides, variant=variant)
         # closing(): when our caller stops early, the adapter's HTTP stream ends now, not at GC.
         with closing(provider_for(config.provider).stream(config, messages, usage)) as deltas:
             for delta in deltas:

@@ -80,8 +80,9 @@ class Prompt:
     words: tuple[str, ...]
 
     @classmethod
-    def read(cls, messages: list[Message]) -> "Prompt":
-        seed = hashlib.sha256(json.dumps([m.as_dict() for m in messages]).encode()).digest()
+    def read(cls, messages: list[Message], variant: int = 0) -> "Prompt":
+        material = [m.as_dict() for m in messages] + ([variant] if variant else [])
+        seed = hashlib.sha256(json.dumps(material).encode()).digest()
         system = "\n".join(m.content for m in messages if m.role == "system")
         found = _SPEAKER.findall(system)
         speaker = found[-1] if found else FALLBACK_SPEAKER
@@ -251,7 +252,7 @@ class OfflineNarrator:
     """Registered like any adapter; never touches the network."""
 
     def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
-        text = Prompt.read(messages).prose()
+        text = Prompt.read(messages, config.variant).prose()
         return Completion(text, estimate_usage(messages, text))
 
     def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
@@ -268,7 +269,7 @@ class OfflineNarrator:
     def structured(
         self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
     ) -> T:
-        prompt = Prompt.read(messages)
+        prompt = Prompt.read(messages, config.variant)
         root = schema.model_json_schema()
         # All fields first (richer); if a validator objects, only the required ones.
         for required_only in (False, True):

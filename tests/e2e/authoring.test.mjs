@@ -145,8 +145,8 @@ e2e(
     // An assistant: the persona played by the wizard's model
     await navigate(page, 'assistants', '/assistants')
     await createViaModal(page, 'assistant', async (modal) => {
-      await selectByText(modal.getByLabel('Persona', { exact: true }), names.persona)
-      await selectByText(modal.getByLabel('Model', { exact: true }), model.name)
+      await selectByText(modal.getByTestId('field-persona'), names.persona)
+      await selectByText(modal.getByTestId('field-model'), model.name)
     })
     ids.assistant = await rowId(page, 'assistant', names.persona)
     await expectText(page.getByTestId('assistant-row').filter({ hasText: names.persona }), model.name)
@@ -229,7 +229,7 @@ e2e(lmix, 'deep links survive a reload, and lead back after logging in', async (
 
   // An unknown path is a client-side 404 page, not a server error.
   await page.goto('/no/such/page')
-  await expectVisible(page.getByText(/not found/i).first())
+  await expectText(page.getByTestId('page-not-found'), '404')
 })
 
 e2e(lmix, 'validation errors are shown beside their field', async ({ page }) => {
@@ -262,6 +262,7 @@ e2e(lmix, 'validation errors are shown beside their field', async ({ page }) => 
   assert.ok(placement.afterInput, 'the error does not follow the Name input')
   // Nothing was created, and fixing the field clears the error.
   await modal.getByLabel('Name').fill('Fixed world')
+  await modal.getByLabel('Description').fill('Laws of a fixed world.')
   await modal.getByTestId('form-save').click()
   await expectHidden(modal)
   await expectVisible(page.getByTestId('world-row').filter({ hasText: 'Fixed world' }))
@@ -284,6 +285,7 @@ e2e(lmix, 'log out and log back in', async ({ page }) => {
   await navigate(page, 'worlds', '/worlds')
   await createViaModal(page, 'world', async (modal) => {
     await modal.getByLabel('Name').fill(world)
+    await modal.getByLabel('Description').fill('Anything goes.')
   })
 
   await logOut(page)

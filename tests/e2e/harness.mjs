@@ -55,7 +55,8 @@ export function unique(prefix) {
 
 /**
  * Retry `fn` until it returns (or resolves) without throwing; then return its value.
- * On timeout, throw the last error, prefixed by `message`.
+ * On timeout, throw the last error, prefixed by `message`. An error with `fatal: true`
+ * stops the wait at once.
  */
 export async function eventually(fn, { timeout = TIMEOUT, interval = 100, message = 'condition not met' } = {}) {
   const deadline = Date.now() + timeout
@@ -64,6 +65,7 @@ export async function eventually(fn, { timeout = TIMEOUT, interval = 100, messag
     try {
       return await fn()
     } catch (e) {
+      if (e?.fatal) throw e // no point waiting: it cannot get better
       lastError = e
     }
     if (Date.now() > deadline) {
@@ -202,7 +204,7 @@ function embeddedEnv(dataDir) {
     SECURE_COOKIES: 'false',
     PYTHONUNBUFFERED: '1',
     // Slow the offline narrator's stream down enough for a browser to watch it grow.
-    LMIX_OFFLINE_STREAM_DELAY: process.env.LMIX_OFFLINE_STREAM_DELAY ?? '0.05',
+    LMIX_OFFLINE_STREAM_DELAY: process.env.LMIX_OFFLINE_STREAM_DELAY ?? '0.04',
   }
 }
 
@@ -272,7 +274,8 @@ export async function startLmix(dataDir) {
   if (!fs.existsSync(PYTHON)) throw new Error(`No Python venv at ${PYTHON}: run \`make test\` (or \`uv sync\`) first.`)
   const env = embeddedEnv(dataDir)
   const logFile = path.join(dataDir, 'server.log')
-  await run(PYTHON, ['manage.py', 'migrate', '--noinput'], { cwd: REPO, env, logFile, timeout: MIGRATE_TIMEOUT })
+  const migrateLog = path.join(dataDir, 'migrate.log')
+  await run(PYTHON, ['manage.py', 'migrate', '--noinput'], { cwd: REPO, env, logFile: migrateLog, timeout: MIGRATE_TIMEOUT })
 
   const port = await freePort()
   const baseURL = `http://127.0.0.1:${port}`
@@ -352,17 +355,21 @@ export function useLmix({ fakeLLM = false } = {}) {
   const suite = { baseURL: '', fakeLLMURL: '', dataDir: '', logFile: '', browser: null, failures: 0 }
   let server = null
   let fake = null
+  let ready = false
 
   before(
     async () => {
       suite.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lmix-e2e-'))
+      const launching = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+      launching.then((b) => (suite.browser = b)).catch(() => {}) // closed in `after` whatever happens
       const [lmix, llm] = await Promise.all([startLmix(suite.dataDir), fakeLLM ? startFakeLLM(suite.dataDir) : null])
       server = lmix
       fake = llm
       suite.baseURL = lmix.baseURL
       suite.logFile = lmix.logFile
       suite.fakeLLMURL = llm?.baseURL ?? ''
-      suite.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+      suite.browser = await launching
+      ready = true
     },
     { timeout: MIGRATE_TIMEOUT + SERVER_START_TIMEOUT + 30_000 },
   )
@@ -370,8 +377,9 @@ export function useLmix({ fakeLLM = false } = {}) {
   after(
     async () => {
       await suite.browser?.close().catch(() => {})
-      await Promise.all([stopProcess(server?.child), stopProcess(fake?.child)])
-      if (suite.failures) process.stderr.write(`\n[e2e] kept ${suite.dataDir} (server log, screenshots)\n`)
+      // Every process this file started, even when `before` failed half-way.
+      await Promise.all([...new Set([server?.child, fake?.child, ...children])].filter(Boolean).map((c) => stopProcess(c)))
+      if (suite.failures || !ready) process.stderr.write(`\n[e2e] kept ${suite.dataDir} (server log, screenshots)\n`)
       else if (suite.dataDir) fs.rmSync(suite.dataDir, { recursive: true, force: true })
     },
     { timeout: 30_000 },
@@ -380,8 +388,35 @@ export function useLmix({ fakeLLM = false } = {}) {
   return suite
 }
 
+/** Print what helps to debug a failure: screenshot path, console errors, the server log. */
+async function reportFailure(suite, name, page, consoleErrors) {
+  suite.failures++
+  const shot = path.join(suite.dataDir, `${suite.failures}-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}.png`)
+  let where = ''
+  try {
+    where = page.url()
+    await page.screenshot({ path: shot, fullPage: true, timeout: 10_000 })
+  } catch {
+    /* the page may be gone */
+  }
+  process.stderr.write(
+    [
+      '',
+      `[e2e] FAILED: ${name}`,
+      `[e2e] page: ${where}`,
+      `[e2e] screenshot: ${shot}`,
+      `[e2e] browser console errors:${consoleErrors.length ? `\n  ${consoleErrors.slice(-20).join('\n  ')}` : ' none'}`,
+      `[e2e] server log (${suite.logFile}), last lines:`,
+      tail(suite.logFile, 40),
+      '',
+    ].join('\n'),
+  )
+}
+
 /**
- * One browser test: a fresh context and page (tracked for networkIdle), handed to `fn`.
+ * One browser test: a fresh context and page (tracked for networkIdle), handed to `fn`
+ * with `step(name, fn)`, which runs `fn` as a subtest (reported on its own; later steps
+ * still run when one fails) and resolves true when it passed.
  * On failure: a screenshot (path printed), console errors and the server log's tail.
  */
 export function e2e(suite, name, fn, { timeout = 90_000 } = {}) {
@@ -396,30 +431,23 @@ export function e2e(suite, name, fn, { timeout = 90_000 } = {}) {
       if (m.type() === 'error') consoleErrors.push(m.text())
     })
     page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`))
+    const step = async (stepName, stepFn, { timeout: stepTimeout = 60_000 } = {}) => {
+      let passed = false
+      await t.test(stepName, { timeout: stepTimeout }, async () => {
+        try {
+          await stepFn()
+          passed = true
+        } catch (error) {
+          await reportFailure(suite, `${name} › ${stepName}`, page, consoleErrors)
+          throw error
+        }
+      })
+      return passed
+    }
     try {
-      await fn({ page, context, t, suite })
+      await fn({ page, context, t, suite, step })
     } catch (error) {
-      suite.failures++
-      const shot = path.join(suite.dataDir, `${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}.png`)
-      let where = ''
-      try {
-        where = page.url()
-        await page.screenshot({ path: shot, fullPage: true, timeout: 10_000 })
-      } catch {
-        /* the page may be gone */
-      }
-      process.stderr.write(
-        [
-          '',
-          `[e2e] FAILED: ${name}`,
-          `[e2e] page: ${where}`,
-          `[e2e] screenshot: ${shot}`,
-          `[e2e] browser console errors:${consoleErrors.length ? `\n  ${consoleErrors.slice(-20).join('\n  ')}` : ' none'}`,
-          `[e2e] server log (${suite.logFile}), last lines:`,
-          tail(suite.logFile, 40),
-          '',
-        ].join('\n'),
-      )
+      await reportFailure(suite, name, page, consoleErrors)
       throw error
     } finally {
       await context.close().catch(() => {})

@@ -41,6 +41,16 @@ def test_same_prompt_same_answer_different_prompts_vary(narrator):
     assert len(answers) > 1
 
 
+def test_another_take_of_the_same_prompt_reads_differently(narrator):
+    from dataclasses import replace
+
+    messages = turn("I row toward the harbour lights.")
+    takes = [narrator.complete(replace(CONFIG, variant=n), messages).text for n in range(6)]
+    assert takes[0] == narrator.complete(CONFIG, messages).text  # take 0 is the plain prompt
+    assert len(set(takes)) > 1
+    assert takes[3] == narrator.complete(replace(CONFIG, variant=3), messages).text
+
+
 def test_names_the_speaking_character(narrator):
     text = narrator.complete(CONFIG, turn("Report, captain.")).text
     assert "Captain Ilse Marrow" in text

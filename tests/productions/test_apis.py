@@ -82,6 +82,17 @@ def test_regenerate_makes_a_sibling_and_the_model_sees_only_its_branch(
     assert "BRANCH-ONE-MARKER" not in seen_on_sibling
 
 
+def test_regenerating_with_the_offline_narrator_gives_another_take(api, user, production_factory):
+    production = production_factory(user)
+    alice = str(production.cast.first().assistant_id)
+    url = f"/api/productions/{production.id}/turns"
+    contents = []
+    for _ in range(3):
+        turn = api.post(url, {"assistant": alice, "parent": None}, format="json").json()
+        contents.append(wait_for(lambda turn=turn: finished(turn["id"])).content)
+    assert len(set(contents)) > 1
+
+
 def test_directive_is_hidden_unless_the_production_shows_it(api, user, production_factory):
     production = production_factory(user, show_directive=False)
     turn = api.post(f"/api/productions/{production.id}/turns", {}, format="json").json()

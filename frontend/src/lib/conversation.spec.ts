@@ -51,6 +51,15 @@ describe('upsertTurn', () => {
     expect(turns[0]).toMatchObject({ content: 'All done', status: 'done' })
   })
 
+  it('drops the empty directive of a pending turn so the finished one can be fetched', () => {
+    const turns = [makeTurn({ id: 't', status: 'pending', directive: [] })]
+    upsertTurn(turns, makeTurn({ id: 't', status: 'done', content: 'Hi' }))
+    expect(turns[0]?.directive).toBeUndefined()
+    const kept = [makeTurn({ id: 'u', status: 'done', directive: [{ role: 'system', content: 'S' }] })]
+    upsertTurn(kept, makeTurn({ id: 'u', status: 'done' }))
+    expect(kept[0]?.directive).toHaveLength(1)
+  })
+
   it('keeps streamed text over a shorter copy of a streaming turn', () => {
     const turns = [makeTurn({ id: 't', content: 'Hello wor', status: 'streaming' })]
     upsertTurn(turns, makeTurn({ id: 't', content: 'Hel', status: 'streaming' }))

@@ -16,8 +16,9 @@ export function upsertTurn(turns: Turn[], turn: Turn): void {
     // A late copy (e.g. the POST answer arriving after the socket's turn.done) must not
     // move a turn back in its lifecycle or wipe text that streamed in meanwhile.
     if (STAGE[turn.status] < STAGE[old.status]) return
-    // Socket copies carry no directive (big bodies come over REST): keep the one we have.
-    const next = turn.directive === undefined && old.directive !== undefined ? { ...turn, directive: old.directive } : turn
+    // Socket copies carry no directive (big bodies come over REST): keep the one we have,
+    // unless it is the empty one of a turn answered before its prompt was built.
+    const next = turn.directive === undefined && old.directive?.length ? { ...turn, directive: old.directive } : turn
     if (isActive(next) && old.content.length > next.content.length) {
       turns[at] = { ...next, content: old.content, token_count: old.token_count }
       return
