@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
 from django.utils import timezone
 
@@ -202,6 +203,8 @@ def turn_generate(*, turn_id: object) -> None:
         _finish(turn, text=text, tokens=index, usage=usage, started=started)
     except (LLMError, ApplicationError) as error:
         _fail(turn, text=text, message=str(error), started=started)
+    except ObjectDoesNotExist:
+        logger.info("turn %s was deleted while it was being generated", turn_id)
     except Exception:
         logger.exception("turn %s failed unexpectedly", turn_id)
         _fail(

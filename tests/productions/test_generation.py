@@ -78,3 +78,18 @@ def test_stopping_mid_stream_keeps_the_partial_text(
     final = wait_for(lambda: (t := Turn.objects.get(pk=turn_id)).completion_tokens and t)
     assert final.status == "stopped"
     assert final.content.startswith("word0") and "word59" not in final.content
+
+
+def test_deleting_a_production_mid_stream_ends_generation_quietly(
+    api, user, server, remote_model, production_factory, caplog
+):
+    production = production_factory(user, model=remote_model)
+    server.queue(text=" ".join(f"w{i}" for i in range(40)), chunk_delay=0.05)
+    turn_id = api.post(f"/api/productions/{production.id}/turns", {}, format="json").json()["id"]
+    wait_for(lambda: Turn.objects.filter(pk=turn_id, token_count__gte=2).exists())
+    assert api.delete(f"/api/productions/{production.id}").status_code == 204
+    # The worker stops at its next delta, records the call, and reports no error.
+    wait_for(lambda: "was deleted while it was being generated" in caplog.text)
+    assert LLMCall.objects.filter(purpose="production.turn").exists()
+    assert not Turn.objects.filter(pk=turn_id).exists()
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
