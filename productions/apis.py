@@ -15,6 +15,7 @@ from .models import Production, Turn
 from .serializers import (
     AutoplaySerializer,
     AutoplayStateSerializer,
+    HeadSerializer,
     ProductionDetailSerializer,
     ProductionSerializer,
     TurnRequestSerializer,
@@ -53,6 +54,18 @@ class ProductionViewSet(viewsets.ModelViewSet):
         }
         production.refresh_from_db(fields=["head", "autoplay_remaining", "event_seq"])
         return ProductionDetailSerializer(production, context=context).data
+
+    @extend_schema(request=HeadSerializer, responses=HeadSerializer)
+    @action(detail=True, methods=["put"], url_path="head")
+    def head(self, request: Request, pk: str | None = None) -> Response:
+        """Choose the branch being followed (a sibling switch): new turns without a parent,
+        auto-play and a reload continue from it."""
+        production = self.get_object()
+        data = HeadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        turn = self._parent(production, {"parent": data.validated_data["turn"]})
+        services.production_head_set(production=production, turn=turn)
+        return Response({"turn": str(turn.pk)})
 
     @extend_schema(
         request=TurnRequestSerializer, responses={202: TurnSerializer, 201: TurnSerializer}

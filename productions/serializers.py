@@ -125,6 +125,10 @@ class ProductionDetailSerializer(ProductionSerializer):
         return TurnSerializer(self.context["turns"], many=True, context=context).data
 
 
+class HeadSerializer(serializers.Serializer):
+    turn = serializers.UUIDField(help_text="The leaf of the branch to continue from.")
+
+
 class TurnRequestSerializer(serializers.Serializer):
     assistant = serializers.UUIDField(required=False, allow_null=True)
     parent = serializers.UUIDField(required=False, allow_null=True)

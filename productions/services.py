@@ -57,6 +57,16 @@ def production_update(*, production: Production, data: dict) -> Production:
     return production
 
 
+@transaction.atomic
+def production_head_set(*, production: Production, turn: Turn) -> Production:
+    """Follow another branch: `turn` becomes the leaf new turns continue from."""
+    if turn.production_id != production.pk:
+        raise ApplicationError("That turn is not part of this production.")
+    Production.objects.filter(pk=production.pk).update(head=turn)
+    production.head = turn
+    return production
+
+
 def _cast_set(production: Production, assistants: Sequence[Assistant]) -> None:
     unique = list(dict.fromkeys(assistants))
     if len(unique) < MIN_CAST:

@@ -66,9 +66,9 @@ def test_other_users_objects_are_invisible_and_untouchable(api, user, other_api,
 
 
 @pytest.mark.parametrize("resource", [*RESOURCES, "assistants", "models"])
-def test_anonymous_requests_are_refused(anon_client, resource):
+def test_anonymous_requests_are_told_to_sign_in(anon_client, resource):
     response = anon_client.get(f"/api/{resource}")
-    assert response.status_code == 403
+    assert response.status_code == 401
     assert "detail" in response.json()
 
 

@@ -167,3 +167,24 @@ def test_other_users_get_404_everywhere(other_api, user, production_factory):
     assert other_api.post(f"{base}/autoplay", {"count": 2}, format="json").status_code == 404
     assert other_api.delete(base).status_code == 404
     assert not Turn.objects.filter(production=production).exists()
+
+
+def test_choosing_a_branch_moves_the_head(api, user, other_user, production_factory):
+    production = production_factory(user)
+    url = f"/api/productions/{production.id}"
+    first = api.post(f"{url}/turns", {"content": "One."}, format="json").json()
+    second = api.post(f"{url}/turns", {"content": "Two.", "parent": None}, format="json").json()
+    assert api.get(url).json()["head"] == second["id"]
+
+    assert api.put(f"{url}/head", {"turn": first["id"]}, format="json").status_code == 200
+    assert api.get(url).json()["head"] == first["id"]
+    child = api.post(f"{url}/turns", {"content": "After one."}, format="json").json()
+    assert child["parent"] == first["id"]
+
+    missing = api.put(
+        f"{url}/head", {"turn": "00000000-0000-0000-0000-000000000000"}, format="json"
+    )
+    assert missing.status_code == 400
+    other = production_factory(other_user)
+    foreign = other.turns.create(speaker_kind="director", speaker_name="D", status="done")
+    assert api.put(f"{url}/head", {"turn": str(foreign.id)}, format="json").status_code == 400

@@ -13,6 +13,10 @@ export const getProduction = (id: string) => http.get<ProductionDetail>(one(id))
 /** A director turn (content, no assistant) answers 201; otherwise 202 with a pending turn. */
 export const createTurn = (id: string, input: TurnCreateInput) => http.post<Turn>(`${one(id)}/turns`, input)
 
+/** Follow another branch: the server continues from `turnId` and shows it after a reload. */
+export const setHead = (id: string, turnId: string) =>
+  http.put<{ turn: string }>(`${one(id)}/head`, { turn: turnId })
+
 export const stopTurn = (id: string, turnId: string) =>
   http.post<Turn>(`${one(id)}/turns/${encodeURIComponent(turnId)}/stop`, {})
 

@@ -13,6 +13,7 @@ vi.mock('@/api/productions', () => ({
   getProduction: vi.fn(),
   createTurn: vi.fn(),
   stopTurn: vi.fn(),
+  setHead: vi.fn(() => Promise.resolve({ turn: '' })),
   startAutoplay: vi.fn(),
   stopAutoplay: vi.fn(),
   productionSocketUrl: vi.fn(),
@@ -82,6 +83,7 @@ describe('conversation store', () => {
     // Back to the first version: its descendants come back with it.
     conv.showSibling(conv.path[1]!.turn, -1)
     expect(ids(conv)).toEqual(['t1', 't2', 't3'])
+    expect(api.setHead).toHaveBeenLastCalledWith('prod1', 't3')
   })
 
   it('posts director notes at the end of the visible branch', async () => {

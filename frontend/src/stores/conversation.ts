@@ -153,7 +153,10 @@ export const useConversationStore = defineStore('conversation', () => {
   /** Show the sibling `delta` steps away from `turn`, with its latest descendants below. */
   function showSibling(turn: Turn, delta: number) {
     const leaf = siblingLeaf(state.value.turns, turn.id, delta)
-    if (leaf) leafId.value = leaf
+    if (!leaf) return
+    leafId.value = leaf
+    // Remember the choice on the server (auto-play and a reload follow it); best effort.
+    api.setHead(pid(), leaf).catch(() => undefined)
   }
 
   /**
