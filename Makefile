@@ -31,6 +31,11 @@ test-frontend: frontend/node_modules/.installed
 test-e2e: $(VENV)/.synced frontend/dist/index.html e2e-deps
 	cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec
 
+# Numbers to watch (our own overhead per prompt and per streamed delta), not assertions.
+bench: $(VENV)/.synced
+	env -u DATABASE_URL -u REDIS_URL $(PY) -m tests.bench
+	@if [ -n "$$DATABASE_URL" ]; then echo "== on PostgreSQL"; $(PY) -m tests.bench; fi
+
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 

@@ -30,6 +30,7 @@ _STOPWORDS = frozenset({
     "told", "here", "some", "more", "most", "much", "such", "only", "also", "each", "other",
 })
 # fmt: on
+MAX_QUOTES = 2
 # Recursive schemas stop here (with null or an empty list where the schema allows it).
 MAX_DEPTH = 6
 
@@ -87,7 +88,9 @@ class Prompt:
         found = _SPEAKER.findall(system)
         speaker = found[-1] if found else FALLBACK_SPEAKER
         last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        quotes = tuple(a or b for a, b in _QUOTE.findall(last_user))
+        # The newest lines only: echoing every quote of a long exchange would make each
+        # answer longer than the one before it.
+        quotes = tuple(dict.fromkeys(a or b for a, b in _QUOTE.findall(last_user)))[-MAX_QUOTES:]
         unquoted = _QUOTE.sub(" ", last_user)
         words = [w for w in _WORD.findall(unquoted) if w.lower() not in _STOPWORDS]
         # Longer words are likelier to be what the line is about ("lighthouse", not "down").

@@ -180,3 +180,12 @@ def test_structured_that_cannot_be_satisfied_is_invalid_output(narrator):
 
     with pytest.raises(LLMInvalidOutput):
         narrator.structured(CONFIG, turn("Anything."), Impossible, Usage())
+
+
+def test_answers_stay_short_however_long_the_exchange(narrator):
+    text = '"Hello," she says. "Who are you?"'
+    lengths = []
+    for _ in range(12):  # two voices quoting each other's whole answers back
+        text = narrator.complete(CONFIG, turn(f"{text} {text}")).text
+        lengths.append(len(text))
+    assert max(lengths) < 600, lengths

@@ -1,0 +1,1 @@
+"""Benchmarks (`make bench`): numbers to watch, never assertions."""
