@@ -11,9 +11,7 @@ FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.conf
 .PHONY: run test test-python test-frontend test-e2e bench lint format up down clean
 
 run: $(VENV)/.synced frontend/dist/index.html
-	@$(PY) manage.py migrate --noinput -v 0
-	@$(PY) manage.py seed_demo
-	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve
+	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve --setup
 
 test: $(VENV)/.synced frontend/dist/index.html e2e-deps
 	@$(MAKE) --no-print-directory test-python test-frontend test-e2e

@@ -102,11 +102,12 @@ def demo_seed() -> list[tuple[str, str]]:
 
 
 def _demo_user(username: str, password: str, superuser: bool = False) -> AbstractBaseUser:
-    user = get_user_model().objects.filter(username=username).first()
-    if user is None:
-        user = get_user_model().objects.create_user(username=username, password=password)
-    if not user.check_password(password) or user.is_superuser != superuser:
+    """Create a demo login once; an existing one is kept as it is (hashing a password on
+    every start would cost seconds)."""
+    user, created = get_user_model().objects.get_or_create(
+        username=username, defaults={"is_staff": superuser, "is_superuser": superuser}
+    )
+    if created:
         user.set_password(password)
-        user.is_staff = user.is_superuser = superuser
-        user.save()
+        user.save(update_fields=["password"])
     return user

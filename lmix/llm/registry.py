@@ -1,22 +1,33 @@
-"""The adapters, keyed by provider kind (LLMModel.provider)."""
+"""The adapters, keyed by provider kind (LLMModel.provider).
 
-from .anthropic_provider import AnthropicProvider
+Adapters load on first use: the SDKs take seconds to import, which every process start
+(a migration, the demo seed) would otherwise pay for nothing.
+"""
+
+from functools import cache
+from importlib import import_module
+
 from .base import LLMBadRequest, Provider
-from .offline import OfflineNarrator
-from .openai_provider import OpenAIProvider
 
 # Ollama's OpenAI-compatible API is the same adapter; `endpoints.api_base` adds its /v1.
-PROVIDERS: dict[str, Provider] = {
-    "openai": OpenAIProvider(),
-    "openai_compatible": OpenAIProvider(),
-    "ollama": OpenAIProvider(),
-    "anthropic": AnthropicProvider(),
-    "offline": OfflineNarrator(),
+PROVIDERS: dict[str, str] = {
+    "openai": "openai_provider.OpenAIProvider",
+    "openai_compatible": "openai_provider.OpenAIProvider",
+    "ollama": "openai_provider.OpenAIProvider",
+    "anthropic": "anthropic_provider.AnthropicProvider",
+    "offline": "offline.OfflineNarrator",
 }
 
 
 def provider_for(kind: str) -> Provider:
     try:
-        return PROVIDERS[kind]
+        path = PROVIDERS[kind]
     except KeyError:
         raise LLMBadRequest(f"Unknown provider kind {kind!r}.") from None
+    return _adapter(path)
+
+
+@cache
+def _adapter(path: str) -> Provider:
+    module, name = path.rsplit(".", 1)
+    return getattr(import_module(f"{__package__}.{module}"), name)()

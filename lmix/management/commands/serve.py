@@ -6,6 +6,7 @@ from contextlib import ExitStack
 from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from lmix.demo import DEMO_ADMIN, DEMO_USERS
@@ -23,10 +24,21 @@ class Command(BaseCommand):
             default="auto",
             help="Run a Celery worker in this process (auto: only on the in-memory broker).",
         )
+        parser.add_argument(
+            "--setup",
+            action="store_true",
+            help="Migrate and load the demo data first (one process start instead of three).",
+        )
         parser.add_argument("--quiet", action="store_true", help="Do not print the banner.")
 
-    def handle(self, *args, host: str, port: int, worker: str, quiet: bool, **options) -> None:
+    def handle(
+        self, *args, host: str, port: int, worker: str, setup: bool, quiet: bool, **options
+    ) -> None:
         from lmix.asgi import application
+
+        if setup:
+            call_command("migrate", interactive=False, verbosity=0)
+            call_command("seed_demo", stdout=self.stdout)
 
         embedded = settings.CELERY_BROKER_URL.startswith("memory://")
         run_worker = worker == "yes" or (worker == "auto" and embedded)
