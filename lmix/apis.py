@@ -27,9 +27,13 @@ UUID_PATTERN = "[0-9a-fA-F-]{32,36}"
 def _errors_per_item(errors: list | dict, count: int) -> list[dict]:
     """One error dict per submitted item, `{}` for the good ones, in request order."""
     if isinstance(errors, list):
-        return [dict(item) if isinstance(item, dict) else {} for item in errors] or [{}] * count
+        return [
+            dict(item) if isinstance(item, dict) else {"non_field_errors": item} if item else {}
+            for item in errors
+        ] or [{}] * count
     if all(str(key).isdigit() for key in errors):
-        return [dict(errors.get(str(i), errors.get(i, {}))) for i in range(count)]
+        items = [errors.get(str(i), errors.get(i, {})) for i in range(count)]
+        return [item if isinstance(item, dict) else {"non_field_errors": item} for item in items]
     return [dict(errors)] * count
 
 

@@ -76,10 +76,13 @@ class LLMModelSerializer(serializers.ModelSerializer):
 
     def validate_api_endpoint(self, value: str) -> str:
         value = value.strip()
-        parts = urlsplit(value)
         if value.startswith("offline://"):
             return value
-        if parts.scheme not in {"http", "https"} or not parts.netloc:
+        try:
+            parts = urlsplit(value)
+        except ValueError:  # e.g. an unclosed IPv6 bracket
+            parts = None
+        if parts is None or parts.scheme not in {"http", "https"} or not parts.netloc:
             raise serializers.ValidationError(
                 "Enter an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434."
             )

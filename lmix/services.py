@@ -2,13 +2,14 @@
 
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from .errors import ApplicationError
 from .llm.endpoints import infer_provider, model_display_name, normalize_endpoint
-from .models import OFFLINE_ENDPOINT, Affiliation, LLMModel, Persona, Provider
+from .models import NAME_MAX, OFFLINE_ENDPOINT, Affiliation, LLMModel, Persona, Provider
 
 _UNSET = object()
 
@@ -22,8 +23,13 @@ def model_fields_prepare(
         "api_endpoint": endpoint,
         "model_id": model_id.strip(),
         "provider": provider or infer_provider(endpoint),
-        "name": name.strip() or model_display_name(model_id.strip()),
+        "name": (name.strip() or model_display_name(model_id.strip()))[:NAME_MAX],
     }
+
+
+def _origin(endpoint: str) -> tuple[str, str]:
+    parts = urlsplit(endpoint)
+    return parts.scheme, parts.netloc.lower()
 
 
 def _make_only_default(model: LLMModel) -> None:
@@ -94,7 +100,8 @@ def _reject_duplicate_models(
 
 @transaction.atomic
 def model_update(*, model: LLMModel, data: dict[str, Any]) -> LLMModel:
-    """Change a model. An absent or empty api_key keeps the stored key; None clears it."""
+    """Change a model. An absent or empty api_key keeps the stored key; None clears it, and
+    so does a move to another host unless a new key comes with it."""
     endpoint = data.get("api_endpoint", model.api_endpoint)
     model_id = data.get("model_id", model.model_id)
     fields = model_fields_prepare(
@@ -106,12 +113,15 @@ def model_update(*, model: LLMModel, data: dict[str, Any]) -> LLMModel:
     _reject_duplicate_models(
         owner=model.owner, keys=[(fields["model_id"], fields["api_endpoint"])], exclude_pk=model.pk
     )
+    previous_endpoint = model.api_endpoint
     for attr, value in fields.items():
         setattr(model, attr, value)
     if "config" in data:
         model.config = data["config"] or {}
     api_key = data.get("api_key", _UNSET)
-    if api_key is None:
+    moved = _origin(fields["api_endpoint"]) != _origin(previous_endpoint)
+    if api_key is None or (moved and api_key in (_UNSET, "")):
+        # A key is only ever sent where it was given for: moving the endpoint drops it.
         model.api_key = ""
     elif api_key is not _UNSET and api_key != "":
         model.api_key = api_key

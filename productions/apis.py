@@ -48,11 +48,13 @@ class ProductionViewSet(viewsets.ModelViewSet):
         )
 
     def _detail(self, production: Production) -> dict:
+        # The sequence first: an event after it may also be in the turns (the client skips
+        # it as stale), but none before it can be missing from them.
+        production.refresh_from_db(fields=["head", "autoplay_remaining", "event_seq"])
         context = {
             "cast": selectors.cast_load(production=production),
             "turns": selectors.turn_list(production=production),
         }
-        production.refresh_from_db(fields=["head", "autoplay_remaining", "event_seq"])
         return ProductionDetailSerializer(production, context=context).data
 
     @extend_schema(request=HeadSerializer, responses=HeadSerializer)

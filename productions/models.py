@@ -4,8 +4,8 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
-from lmix.errors import ApplicationError
 from lmix.models import NAME_MAX, Assistant, Owned, Scenario, World
 
 TURN_TEXT_MAX = 20_000
@@ -107,7 +107,17 @@ class Turn(models.Model):
         return f"{self.speaker_name}: {self.content[:40]}"
 
     @staticmethod
-    def check_transition(current: str, new: str) -> None:
-        """Raise when a turn may not move from `current` to `new`."""
-        if new not in TURN_TRANSITIONS[current]:
-            raise ApplicationError(f"A {current} turn cannot become {new}.", status_code=409)
+    def move(turn_id: object, to: str, *, only_from: tuple[str, ...] = (), **fields) -> bool:
+        """Move a turn to status `to` if its lifecycle allows it from where it stands now
+        (optionally only from `only_from`), setting `fields` too. One conditional update, so
+        of two racing moves exactly one wins. Returns whether this one did."""
+        sources = [s for s, targets in TURN_TRANSITIONS.items() if to in targets]
+        if only_from:
+            sources = [s for s in sources if s in only_from]
+        if not sources:
+            raise ValueError(f"No turn may become {to} from {only_from or 'anywhere'}.")
+        return bool(
+            Turn.objects.filter(pk=turn_id, status__in=sources).update(
+                status=to, updated_at=timezone.now(), **fields
+            )
+        )

@@ -77,4 +77,7 @@ def build_messages(
         "system", system_prompt(speaker=speaker, cast=cast, world=world, scenario=scenario)
     )
     history = transcript(speaker_assistant_id=speaker_assistant_id, branch=branch)
-    return fit_messages(system, history, budget=context_window(model_id), reserve=reply_tokens)
+    window = context_window(model_id)
+    # A reply allowance near the whole window would leave no room for the conversation.
+    reserve = min(reply_tokens, window // 2)
+    return fit_messages(system, history, budget=window, reserve=reserve)

@@ -42,7 +42,7 @@ def turn_branch(*, production: Production, leaf_id: object | None) -> list[Turn]
     """The turns from the root down to `leaf_id` (inclusive), in one query."""
     if leaf_id is None:
         return []
-    by_id = {turn.pk: turn for turn in production.turns.all()}
+    by_id = {turn.pk: turn for turn in production.turns.defer("directive")}
     branch = []
     current = by_id.get(leaf_id)
     while current is not None:

@@ -136,6 +136,13 @@ class TurnRequestSerializer(serializers.Serializer):
         required=False, max_length=TURN_TEXT_MAX, help_text="A director turn's text."
     )
 
+    def validate(self, attrs: dict) -> dict:
+        if attrs.get("content") is not None and attrs.get("assistant"):
+            raise serializers.ValidationError(
+                {"content": ["A director turn has no assistant: send one or the other."]}
+            )
+        return attrs
+
 
 class AutoplaySerializer(serializers.Serializer):
     count = serializers.IntegerField(min_value=1, max_value=20)

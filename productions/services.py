@@ -121,6 +121,11 @@ def turn_request(
                 "A turn is already being generated; stop it or wait for it.", status_code=409
             )
         cast = cast_load(production=production)
+        if not cast:
+            raise ApplicationError(
+                "This production has no cast left: add assistants to it first.",
+                details={"assistants": ["Add assistants to the production."]},
+            )
         if assistant is None:
             assistant = _choose_speaker(production, cast, parent)
         turn = Turn.objects.create(
@@ -159,9 +164,7 @@ def turn_generate(*, turn_id: object) -> None:
     Safe to run twice: only the run that moves the turn from pending to streaming works.
     A provider failure ends the turn `failed` with a reason a user understands.
     """
-    if not Turn.objects.filter(pk=turn_id, status=TurnStatus.PENDING).update(
-        status=TurnStatus.STREAMING
-    ):
+    if not Turn.move(turn_id, TurnStatus.STREAMING):
         return
     turn = Turn.objects.select_related("production__world", "production__scenario").get(pk=turn_id)
     production = turn.production
@@ -204,9 +207,9 @@ def turn_generate(*, turn_id: object) -> None:
             for delta in stream:
                 if not delta:
                     continue
-                text += delta
-                if not _append_delta(turn, text=text, index=index, delta=delta):
+                if not _append_delta(turn, text=text + delta, index=index, delta=delta):
                     break  # stopped by the user: keep what was written
+                text += delta
                 index += 1
         finally:
             stream.close()
@@ -236,7 +239,7 @@ def _earlier_takes(turn: Turn) -> int:
 def _append_delta(turn: Turn, *, text: str, index: int, delta: str) -> bool:
     """Store the text so far and announce the delta; False once the turn was stopped."""
     if not Turn.objects.filter(pk=turn.pk, status=TurnStatus.STREAMING).update(
-        content=text, token_count=index + 1
+        content=text, token_count=index + 1, updated_at=timezone.now()
     ):
         return False
     events.notify_turn_token(turn, index=index, delta=delta)
@@ -250,11 +253,11 @@ def _finish(turn: Turn, *, text: str, tokens: int, usage: Usage, started: float)
         "latency_ms": int((time.monotonic() - started) * 1000),
     }
     with transaction.atomic():
-        done = Turn.objects.filter(pk=turn.pk, status=TurnStatus.STREAMING).update(
-            status=TurnStatus.DONE, content=text, token_count=tokens, **stats
-        )
+        done = Turn.move(turn.pk, TurnStatus.DONE, content=text, token_count=tokens, **stats)
         if not done:  # stopped meanwhile: the partial text stays, with its numbers
-            Turn.objects.filter(pk=turn.pk).update(content=text, token_count=tokens, **stats)
+            Turn.objects.filter(pk=turn.pk, status=TurnStatus.STOPPED).update(
+                content=text, token_count=tokens, **stats
+            )
         turn.refresh_from_db()
         events.notify_turn_finished(turn)
     if done:
@@ -263,8 +266,9 @@ def _finish(turn: Turn, *, text: str, tokens: int, usage: Usage, started: float)
 
 def _fail(turn: Turn, *, text: str, message: str, started: float) -> None:
     with transaction.atomic():
-        Turn.objects.filter(pk=turn.pk, status__in=ACTIVE_STATUSES).update(
-            status=TurnStatus.FAILED,
+        Turn.move(
+            turn.pk,
+            TurnStatus.FAILED,
             error=message,
             content=text,
             latency_ms=int((time.monotonic() - started) * 1000),
@@ -276,14 +280,15 @@ def _fail(turn: Turn, *, text: str, message: str, started: float) -> None:
 
 @transaction.atomic
 def turn_stop(*, turn: Turn) -> Turn:
-    """Stop a pending or streaming turn; its partial text is kept as `stopped`."""
-    turn = Turn.objects.select_for_update().get(pk=turn.pk)
-    if turn.status not in ACTIVE_STATUSES:
-        return turn
-    Turn.check_transition(turn.status, TurnStatus.STOPPED)
-    turn.status = TurnStatus.STOPPED
-    turn.save(update_fields=["status", "updated_at"])
-    events.notify_turn_finished(turn)
+    """Stop a pending or streaming turn; its partial text is kept as `stopped`, and
+    auto-play ends. Locks the turn before the production, as generation does."""
+    if Turn.move(turn.pk, TurnStatus.STOPPED):
+        turn.refresh_from_db()
+        events.notify_turn_finished(turn)
+        # Stopping a turn is stopping the run it belongs to.
+        _autoplay_end(Production.objects.select_for_update().get(pk=turn.production_id))
+    else:
+        turn.refresh_from_db()
     return turn
 
 
@@ -312,13 +317,16 @@ def turns_sweep(*, pending_after: float = 30, stale_after: float | None = None) 
     failed = 0
     for turn in stale:
         with transaction.atomic():
-            if Turn.objects.filter(pk=turn.pk, status=TurnStatus.STREAMING).update(
-                status=TurnStatus.FAILED,
+            if Turn.move(
+                turn.pk,
+                TurnStatus.FAILED,
+                only_from=(TurnStatus.STREAMING,),
                 error="The worker stopped while writing this turn. Retry it.",
             ):
                 failed += 1
                 turn.refresh_from_db()
                 events.notify_turn_finished(turn)
+                _autoplay_end(Production.objects.select_for_update().get(pk=turn.production_id))
     return {"requeued": len(lost), "failed": failed}
 
 
@@ -353,10 +361,10 @@ def autoplay_continue(*, production_id: object, after: Turn) -> None:
 @transaction.atomic
 def autoplay_stop(*, production: Production) -> Production:
     """End auto-play and stop the turn being generated."""
-    production = Production.objects.select_for_update().get(pk=production.pk)
-    _autoplay_end(production)
     for turn in production.turns.filter(status__in=ACTIVE_STATUSES):
         turn_stop(turn=turn)
+    production = Production.objects.select_for_update().get(pk=production.pk)
+    _autoplay_end(production)
     return production
 
 

@@ -10,7 +10,29 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-TITLES = {"mr", "mrs", "ms", "dr", "detective", "officer", "lieutenant", "captain", "sir"}
+# Words of a name that are not how anyone is called: titles and articles ("The Stranger").
+NOT_NAMES = {
+    "mr",
+    "mr.",
+    "mrs",
+    "mrs.",
+    "ms",
+    "ms.",
+    "dr",
+    "dr.",
+    "detective",
+    "officer",
+    "lieutenant",
+    "captain",
+    "sir",
+    "lady",
+    "lord",
+    "the",
+    "old",
+    "young",
+    "little",
+    "big",
+}
 
 
 @dataclass(frozen=True)
@@ -48,7 +70,8 @@ def _first_addressed(cast: Sequence[CastEntry], last: SpokenTurn) -> object | No
         if entry.assistant_id == last.assistant_id:
             continue
         for alias in name_aliases(entry.name):
-            match = re.search(rf"(?<!\w){re.escape(alias)}(?!\w)", last.content, re.IGNORECASE)
+            # Case matters: names are capitalised, so "I will wait" does not call Will.
+            match = re.search(rf"(?<!\w){re.escape(alias)}(?!\w)", last.content)
             if match and (best is None or match.start() < best[0]):
                 best = (match.start(), entry.assistant_id)
     return None if best is None else best[1]
@@ -65,7 +88,5 @@ def name_aliases(name: str) -> list[str]:
         aliases.add(part)
         words = part.split()
         if len(words) > 1:
-            if words[0].lower().rstrip(".") not in TITLES:
-                aliases.add(words[0])
-            aliases.add(words[-1])
+            aliases.update(word for word in (words[0], words[-1]) if word.lower() not in NOT_NAMES)
     return sorted((alias for alias in aliases if len(alias) >= 3), key=len, reverse=True)

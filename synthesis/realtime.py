@@ -37,10 +37,8 @@ def group_send(group: str, payload: dict[str, Any]) -> None:
     loop = _server_loop
     try:
         if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
-            if _running_loop() is loop:
-                loop.create_task(layer.group_send(group, message))
-            else:
-                asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop).result(5)
+            # Called from sync code (a request thread or a worker), never on the loop itself.
+            asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop).result(5)
         else:
             async_to_sync(layer.group_send)(group, message)
     except Exception:  # a lost message is recovered by the client; never fail the caller
@@ -50,10 +48,3 @@ def group_send(group: str, payload: dict[str, Any]) -> None:
 def group_send_on_commit(group: str, payload: dict[str, Any]) -> None:
     """Publish after the current transaction commits (at once outside a transaction)."""
     transaction.on_commit(lambda: group_send(group, payload))
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None

@@ -74,9 +74,6 @@ def fit_messages(
     return [system, omitted_note(dropped), *history[dropped:]], dropped
 
 
-fit_to_budget = fit_messages  # the name the issue uses
-
-
 # Longest prefix wins; ids are compared lower case without "-", "_" and a leading "org/".
 _WINDOWS = {
     "gpt3.5turbo": 16_385,

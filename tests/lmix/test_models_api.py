@@ -181,3 +181,44 @@ def test_connection_test_of_a_saved_model_uses_its_stored_key(api, user, other_a
 def test_an_empty_bulk_add_is_refused(api):
     response = api.post("/api/models", [], format="json")
     assert response.status_code == 400
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"api_endpoint": "http://[::1", "model_id": "m"},
+        [None],
+        ["text"],
+        {"api_endpoint": "http://localhost:1/v1", "model_id": "x" + "-20240229" * 22},
+    ],
+)
+def test_odd_model_input_is_a_clear_400_or_created(api, payload):
+    response = api.post("/api/models", payload, format="json")
+    assert response.status_code in {400, 201}, response.content
+    if response.status_code == 201:
+        assert len(response.json()["name"]) <= 200
+    else:
+        assert response.json()["detail"]
+
+
+def test_moving_a_model_to_another_host_drops_its_key(api, user):
+    model = LLMModelFactory(owner=user, api_endpoint="https://api.openai.com/v1")
+    model.api_key = KEY
+    model.save()
+    api.patch(
+        f"/api/models/{model.id}", {"api_endpoint": "https://api.openai.com/v1/"}, format="json"
+    )
+    model.refresh_from_db()
+    assert model.api_key == KEY  # same host: kept
+    api.patch(
+        f"/api/models/{model.id}", {"api_endpoint": "https://elsewhere.example/v1"}, format="json"
+    )
+    model.refresh_from_db()
+    assert model.api_key == "" and model.api_endpoint == "https://elsewhere.example/v1"
+    api.patch(
+        f"/api/models/{model.id}",
+        {"api_endpoint": "https://third.example/v1", "api_key": "sk-new"},
+        format="json",
+    )
+    model.refresh_from_db()
+    assert model.api_key == "sk-new"

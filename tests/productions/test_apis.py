@@ -188,3 +188,23 @@ def test_choosing_a_branch_moves_the_head(api, user, other_user, production_fact
     other = production_factory(other_user)
     foreign = other.turns.create(speaker_kind="director", speaker_name="D", status="done")
     assert api.put(f"{url}/head", {"turn": str(foreign.id)}, format="json").status_code == 400
+
+
+def test_director_words_never_vanish_into_an_assistant_turn(api, user, production_factory):
+    production = production_factory(user)
+    alice = str(production.cast.first().assistant_id)
+    response = api.post(
+        f"/api/productions/{production.id}/turns",
+        {"assistant": alice, "content": "MY WORDS"},
+        format="json",
+    )
+    assert response.status_code == 400 and "content" in response.json()["errors"]
+    assert not Turn.objects.filter(production=production).exists()
+
+
+def test_a_production_whose_cast_was_deleted_answers_clearly(api, user, production_factory):
+    production = production_factory(user)
+    for member in production.cast.all():
+        member.assistant.delete()
+    response = api.post(f"/api/productions/{production.id}/turns", {}, format="json")
+    assert response.status_code == 400 and "cast" in response.json()["detail"]

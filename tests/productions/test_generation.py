@@ -93,3 +93,33 @@ def test_deleting_a_production_mid_stream_ends_generation_quietly(
     assert LLMCall.objects.filter(purpose="production.turn").exists()
     assert not Turn.objects.filter(pk=turn_id).exists()
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+def test_a_turn_still_streaming_is_never_swept_as_dead(
+    api, user, server, remote_model, production_factory
+):
+    from productions.services import turns_sweep
+
+    production = production_factory(user, model=remote_model)
+    server.queue(text=" ".join(f"w{i}" for i in range(80)), chunk_delay=0.05)
+    turn_id = api.post(f"/api/productions/{production.id}/turns", {}, format="json").json()["id"]
+    # Older than the staleness bound, but making progress: it must be left alone.
+    wait_for(lambda: Turn.objects.filter(pk=turn_id, token_count__gte=30).exists())
+    assert turns_sweep(stale_after=1)["failed"] == 0
+    assert wait_for(lambda: settled(turn_id, "done", "failed")).status == "done"
+
+
+def test_stopping_the_running_turn_ends_autoplay(
+    api, user, server, remote_model, production_factory
+):
+    production = production_factory(user, model=remote_model)
+    server.queue(text=" ".join(f"w{i}" for i in range(80)), chunk_delay=0.05)
+    url = f"/api/productions/{production.id}"
+    assert (
+        api.post(f"{url}/autoplay", {"count": 3}, format="json").json()["autoplay_remaining"] == 2
+    )
+    turn = wait_for(lambda: Turn.objects.filter(production=production, status="streaming").first())
+    api.post(f"{url}/turns/{turn.id}/stop")
+    production.refresh_from_db()
+    assert production.autoplay_remaining == 0
+    assert wait_for(lambda: settled(turn.id, "stopped")).status == "stopped"

@@ -43,3 +43,20 @@ def test_director_turns_address_people_too():
 def test_titles_are_not_aliases():
     aliases = name_aliases("Detective Johnson")
     assert "Johnson" in aliases and "Detective" not in aliases
+
+
+def test_articles_and_ordinary_words_do_not_call_anyone():
+    cast = [
+        CastEntry("stranger", "The Stranger"),
+        CastEntry("will", "Will Turner"),
+        CastEntry("bob", "Bob"),
+    ]
+    assert (
+        next_speaker(
+            cast, [SpokenTurn("stranger", "Hello."), SpokenTurn("will", "I will wait, Bob.")]
+        )
+        == "bob"
+    )
+    assert next_speaker(cast, [SpokenTurn("will", "The door is open, Bob.")]) == "bob"
+    assert next_speaker(cast, [SpokenTurn("bob", "Will, come here.")]) == "will"
+    assert next_speaker(cast, [SpokenTurn("bob", "Who are you, Stranger?")]) == "stranger"
