@@ -218,6 +218,7 @@ def turn_generate(*, turn_id: object) -> None:
         _fail(turn, text=text, message=str(error), started=started)
     except ObjectDoesNotExist:
         logger.info("turn %s was deleted while it was being generated", turn_id)
+        return
     except Exception:
         logger.exception("turn %s failed unexpectedly", turn_id)
         _fail(

@@ -1,5 +1,7 @@
 """Shared fixtures: users, API clients that speak session auth with CSRF, a live worker."""
 
+import time
+
 import pytest
 from channels.layers import channel_layers
 from rest_framework.test import APIClient
@@ -77,6 +79,23 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def settle_the_worker(request):
+    """After a test that used the worker: stop its turns and let running tasks end, so no
+    task outlives the test's data."""
+    yield
+    if "celery_worker" not in request.fixturenames:
+        return
+    from celery.worker import state
+
+    from productions.models import ACTIVE_STATUSES, Turn
+
+    Turn.objects.filter(status__in=ACTIVE_STATUSES).update(status="stopped")
+    deadline = time.monotonic() + 20
+    while state.active_requests and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ vi.mock('@/api/productions', () => ({
   getProduction: vi.fn(),
   createTurn: vi.fn(),
   stopTurn: vi.fn(),
+  setHead: vi.fn(() => Promise.resolve({ turn: '' })),
   startAutoplay: vi.fn(),
   stopAutoplay: vi.fn(),
   productionSocketUrl: (id: string) => `ws://test/ws/productions/${id}/`,
