@@ -192,9 +192,11 @@ def turn_generate(*, turn_id: object) -> None:
             model_id=assistant.model.model_id,
             reply_tokens=reply_tokens,
         )
-        Turn.objects.filter(pk=turn.pk).update(
+        if not Turn.objects.filter(pk=turn.pk, status=TurnStatus.STREAMING).update(
             directive=[message.as_dict() for message in messages]
-        )
+        ):
+            return  # stopped before the model was called: no call at all
+
         stream = llm_stream(
             model=assistant.model,
             messages=messages,

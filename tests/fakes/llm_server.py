@@ -321,6 +321,7 @@ class _Handler(BaseHTTPRequestHandler):
         for event in events:
             self._write_chunk(f"data: {json.dumps(event)}\n\n")
             if reply.chunk_delay and self.server.fake._stopping.wait(reply.chunk_delay):
+                self.close_connection = True  # cut the stream: the client must not hang
                 return
         self._write_chunk("data: [DONE]\n\n")
         self._end_stream()
@@ -400,6 +401,7 @@ class _Handler(BaseHTTPRequestHandler):
         for name, event in events:
             self._write_chunk(f"event: {name}\ndata: {json.dumps(event)}\n\n")
             if reply.chunk_delay and self.server.fake._stopping.wait(reply.chunk_delay):
+                self.close_connection = True  # cut the stream: the client must not hang
                 return
         self._end_stream()
 

@@ -118,8 +118,28 @@ def test_stopping_the_running_turn_ends_autoplay(
     assert (
         api.post(f"{url}/autoplay", {"count": 3}, format="json").json()["autoplay_remaining"] == 2
     )
-    turn = wait_for(lambda: Turn.objects.filter(production=production, status="streaming").first())
+    turn = wait_for(lambda: Turn.objects.filter(production=production, token_count__gte=1).first())
     api.post(f"{url}/turns/{turn.id}/stop")
     production.refresh_from_db()
     assert production.autoplay_remaining == 0
     assert wait_for(lambda: settled(turn.id, "stopped")).status == "stopped"
+
+
+def test_a_turn_stopped_before_its_call_never_calls_the_model(
+    user, server, remote_model, production_factory
+):
+    from productions.services import turn_generate
+
+    production = production_factory(user, model=remote_model)
+    assistant = production.cast.first().assistant
+    turn = Turn.objects.create(
+        production=production,
+        speaker_kind="assistant",
+        assistant=assistant,
+        speaker_name=assistant.display_name,
+        status="pending",
+    )
+    Turn.move(turn.pk, "stopped")
+    turn_generate(turn_id=turn.pk)  # a task arriving late: nothing to claim
+    assert not server.requests_to("/chat/completions")
+    assert Turn.objects.get(pk=turn.pk).status == "stopped"
