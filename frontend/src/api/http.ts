@@ -48,6 +48,11 @@ export function onUnauthorized(handler: ((status: number) => void) | null): void
   unauthorizedHandler = handler
 }
 
+/** Report a lost session seen elsewhere (a socket closed with 4401). */
+export function reportUnauthorized(status = 401): void {
+  unauthorizedHandler?.(status)
+}
+
 function asMessages(v: unknown): string[] {
   if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)))
   if (typeof v === 'string') return [v]

@@ -1,6 +1,7 @@
 import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { onUnauthorized } from '@/api/http'
 import * as api from '@/api/productions'
 import { makeDetail, makeTurn } from '@/test/factories'
 import ProductionView from './ProductionView.vue'
@@ -54,6 +55,16 @@ describe('ProductionView', () => {
     await flushPromises()
     return w
   }
+
+  it('hands a socket closed for a lost session (4401) to the session check', async () => {
+    const seen: number[] = []
+    onUnauthorized((status) => seen.push(status))
+    await mountView()
+    FakeSocket.last!.onclose?.({ code: 4401 })
+    await flushPromises()
+    expect(seen).toEqual([401])
+    onUnauthorized(null)
+  })
 
   it('shows the header, the cast play buttons and an empty transcript', async () => {
     const w = await mountView()
