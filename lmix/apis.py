@@ -8,6 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from . import services
+from .errors import ApplicationError
+from .llm.base import LLMEndpointRefused
 from .llm.client import llm_test
 from .models import Affiliation, Assistant, LLMModel, Persona, Scenario, World
 from .serializers import (
@@ -21,7 +23,8 @@ from .serializers import (
     WorldSerializer,
 )
 
-UUID_PATTERN = "[0-9a-fA-F-]{32,36}"
+# A UUID, hyphenated or not: anything else in an id's place is a plain 404.
+UUID_PATTERN = "-?".join(f"[0-9a-fA-F]{{{n}}}" for n in (8, 4, 4, 4, 12))
 
 
 def _errors_per_item(errors: list | dict, count: int) -> list[dict]:
@@ -65,7 +68,7 @@ class AffiliationViewSet(OwnedViewSet):
 
 
 class PersonaViewSet(OwnedViewSet):
-    queryset = Persona.objects.prefetch_related("affiliations")
+    queryset = Persona.objects.prefetch_related("affiliations", "memberships")
     serializer_class = PersonaSerializer
 
     def perform_create(self, serializer: PersonaSerializer) -> None:
@@ -77,9 +80,12 @@ class PersonaViewSet(OwnedViewSet):
     def _save(self, serializer: PersonaSerializer, persona: Persona) -> None:
         data = dict(serializer.validated_data)
         affiliations = data.pop("affiliations", None)
+        covert_affiliations = data.pop("covert_affiliations", None)
         for attr, value in data.items():
             setattr(persona, attr, value)
-        serializer.instance = services.persona_save(persona=persona, affiliations=affiliations)
+        serializer.instance = services.persona_save(
+            persona=persona, affiliations=affiliations, covert_affiliations=covert_affiliations
+        )
 
 
 class AssistantViewSet(OwnedViewSet):
@@ -123,7 +129,8 @@ class LLMModelViewSet(OwnedViewSet):
     @extend_schema(request=ModelTestSerializer, responses=ModelTestResultSerializer)
     @action(detail=False, methods=["post"], url_path="test")
     def test(self, request: Request) -> Response:
-        """A real round trip to the provider (list models, or a one-token completion)."""
+        """A real round trip to the provider (list models, or a one-token completion).
+        An endpoint outside LMIX_LLM_ALLOWED_NETWORKS is a 400 that says why."""
         data = ModelTestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         params = dict(data.validated_data)
@@ -138,6 +145,7 @@ class LLMModelViewSet(OwnedViewSet):
                 "model_id": model.model_id,
             }
         else:
+            services.endpoint_check(api_endpoint=params["api_endpoint"])
             fields = services.model_fields_prepare(
                 api_endpoint=params["api_endpoint"],
                 model_id=params.get("model_id", "") or "x",
@@ -149,4 +157,9 @@ class LLMModelViewSet(OwnedViewSet):
                 "api_key": params.get("api_key", ""),
                 "model_id": params.get("model_id", ""),
             }
-        return Response(llm_test(**params, owner=request.user))
+        try:
+            return Response(llm_test(**params, owner=request.user))
+        except LLMEndpointRefused as refused:
+            # A refused address is never connected to: a 400, so the test probes no inner network.
+            reason = str(refused)
+            raise ApplicationError(reason, details={"api_endpoint": [reason]}) from None

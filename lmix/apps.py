@@ -9,4 +9,8 @@ class LmixConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401  (connects the new-user offline narrator)
+        from . import (  # noqa: F401
+            checks,  # registers the throttle-rate and unreadable-key checks
+            signals,  # connects the new-user offline narrator
+        )
+        from .llm import network_policy  # noqa: F401  (registers its settings check)

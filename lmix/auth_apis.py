@@ -3,7 +3,12 @@
 from django.contrib.auth import authenticate, get_user_model, login, logout, password_validation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.middleware.csrf import get_token
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.authentication import CSRFCheck
 from rest_framework.exceptions import PermissionDenied
@@ -14,6 +19,14 @@ from rest_framework.views import APIView
 
 from .errors import ApplicationError
 from .serializers import UserSerializer
+from .throttles import (
+    AttemptThrottledMixin,
+    LoginAddressThrottle,
+    LoginUsernameThrottle,
+    SignupAddressThrottle,
+)
+
+TOO_MANY = OpenApiResponse(description="Too many attempts; Retry-After says when to try again.")
 
 
 def enforce_csrf(request: Request) -> None:
@@ -33,9 +46,12 @@ class CsrfApi(APIView):
         return Response({"csrfToken": get_token(request._request)})
 
 
-class SignupApi(APIView):
+class SignupApi(AttemptThrottledMixin, APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [SignupAddressThrottle]
+    throttled_message = "Too many sign-ups from this address."
 
+    @extend_schema_serializer(component_name="SignupInput")
     class InputSerializer(serializers.Serializer):
         username = serializers.RegexField(
             r"^[\w.@+-]+\Z",
@@ -45,7 +61,7 @@ class SignupApi(APIView):
         password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
         email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
 
-    @extend_schema(request=InputSerializer, responses={201: UserSerializer})
+    @extend_schema(request=InputSerializer, responses={201: UserSerializer, 429: TOO_MANY})
     def post(self, request: Request) -> Response:
         enforce_csrf(request)
         data = self.InputSerializer(data=request.data)
@@ -72,14 +88,19 @@ class SignupApi(APIView):
         return Response(UserSerializer(user).data, status=status.HTTP_201_CREATED)
 
 
-class LoginApi(APIView):
-    permission_classes = [AllowAny]
+class LoginApi(AttemptThrottledMixin, APIView):
+    """Failed logins are throttled per username and per address (lmix/throttles.py)."""
 
+    permission_classes = [AllowAny]
+    throttle_classes = [LoginUsernameThrottle, LoginAddressThrottle]
+    throttled_message = "Too many failed logins."
+
+    @extend_schema_serializer(component_name="LoginInput")
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
 
-    @extend_schema(request=InputSerializer, responses=UserSerializer)
+    @extend_schema(request=InputSerializer, responses={200: UserSerializer, 429: TOO_MANY})
     def post(self, request: Request) -> Response:
         enforce_csrf(request)
         data = self.InputSerializer(data=request.data)
@@ -88,6 +109,7 @@ class LoginApi(APIView):
         if user is None:
             raise ApplicationError("Wrong username or password.")
         login(request._request, user)
+        self.attempt_succeeded()
         return Response(UserSerializer(user).data)
 
 

@@ -3,9 +3,18 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
 
 app = Celery("lmix")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_ready.connect
+def _sweep_from_this_worker(**_kwargs) -> None:
+    """A worker sweeps when it starts and then on the schedule, whether or not beat runs."""
+    from lmix.realtime.sweeper import start_sweeper
+
+    start_sweeper()

@@ -45,8 +45,12 @@ AFFILIATIONS = {
         "external_truth": "Community leaders, generous donors to local causes.",
     },
 }
+# name: (affiliations, the covert ones among them, fields). Detective Johnson is undercover
+# as "Bob Wilson", a patient: the others know only that name, and only his unit knows he
+# belongs to it.
 PERSONAS = {
     "Alice Thompson": (
+        [],
         [],
         {
             "universal_truth": "Therapist with 10 years experience, has an office in Manhattan.",
@@ -54,16 +58,22 @@ PERSONAS = {
             "external_truth": "Caring professional, sometimes asks too many personal questions.",
         },
     ),
-    "Bob Wilson / Detective Johnson": (
+    "Detective Johnson": (
+        ["NYPD Undercover Unit"],
         ["NYPD Undercover Unit"],
         {
+            "known_as": "Bob Wilson",
             "universal_truth": "New patient, first therapy session, works in finance.",
-            "internal_truth": "Hates lying to people, considering leaving undercover work.",
+            "internal_truth": (
+                "Undercover as Bob Wilson to investigate therapist fraud. Hates lying to "
+                "people, considering leaving undercover work."
+            ),
             "external_truth": "Nervous, dealing with work stress, closed off emotionally.",
         },
     ),
     "Tony Rosetti": (
         ["Rosetti Crime Family"],
+        [],
         {
             "universal_truth": "Owns several construction companies.",
             "internal_truth": "Wants to go legitimate but family won't let him.",
@@ -71,6 +81,8 @@ PERSONAS = {
         },
     ),
 }
+# Earlier demo names, so that seeding again renames rather than duplicates.
+FORMER_NAMES = {"Detective Johnson": "Bob Wilson / Detective Johnson"}
 
 
 @transaction.atomic
@@ -90,13 +102,19 @@ def demo_seed() -> list[tuple[str, str]]:
         for name, truths in AFFILIATIONS.items()
     }
     narrator = offline_model_ensure(owner=owner)
-    for name, (groups, truths) in PERSONAS.items():
-        persona = Persona.objects.filter(owner=owner, name=name).first() or Persona(
-            owner=owner, name=name
+    for name, (groups, covert, fields) in PERSONAS.items():
+        names = [name, FORMER_NAMES.get(name, name)]
+        persona = Persona.objects.filter(owner=owner, name__in=names).first() or Persona(
+            owner=owner
         )
-        for attr, value in truths.items():
+        persona.name = name
+        for attr, value in fields.items():
             setattr(persona, attr, value)
-        persona_save(persona=persona, affiliations=[affiliations[group] for group in groups])
+        persona_save(
+            persona=persona,
+            affiliations=[affiliations[group] for group in groups],
+            covert_affiliations=[affiliations[group] for group in covert],
+        )
         Assistant.objects.get_or_create(owner=owner, persona=persona, model=narrator)
     return [*DEMO_USERS, DEMO_ADMIN]
 

@@ -63,6 +63,12 @@ class LLMModel(Owned):
 
     @property
     def api_key(self) -> str:
+        """The decrypted key; "" when none is stored.
+
+        Raises:
+            crypto.UnreadableSecret: a key is stored but no longer decrypts (the server's
+                encryption key changed); its owner has to enter it again.
+        """
         return crypto.decrypt(self.api_key_encrypted)
 
     @api_key.setter
@@ -71,7 +77,13 @@ class LLMModel(Owned):
 
     @property
     def has_api_key(self) -> bool:
+        """Whether a key is stored, readable or not."""
         return bool(self.api_key_encrypted)
+
+    @property
+    def key_unreadable(self) -> bool:
+        """Whether a key is stored that no longer decrypts."""
+        return not crypto.is_readable(self.api_key_encrypted)
 
 
 class World(Owned):
@@ -116,6 +128,9 @@ class Affiliation(Truths):
 class Persona(Truths):
     """A character template: truths, avatar, affiliations and optional style traits."""
 
+    # The name other characters know it by; its real `name` only itself and fellow members
+    # of a covert group it belongs to see (DESIGN.md §3). Empty: everyone sees `name`.
+    known_as = models.CharField(max_length=NAME_MAX, blank=True, default="")
     avatar_url = models.URLField(max_length=URL_MAX, blank=True, default="")
     style = models.TextField(max_length=TEXT_MAX, blank=True, default="")
     affiliations = models.ManyToManyField(
@@ -124,12 +139,13 @@ class Persona(Truths):
 
 
 class Membership(models.Model):
-    """A persona's membership in an affiliation."""
+    """A persona's membership in an affiliation; a covert one only fellow members see."""
 
     persona = models.ForeignKey(Persona, on_delete=models.CASCADE, related_name="memberships")
     affiliation = models.ForeignKey(
         Affiliation, on_delete=models.CASCADE, related_name="memberships"
     )
+    covert = models.BooleanField(default=False)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -178,12 +194,16 @@ class LLMCall(models.Model):
     provider = models.CharField(max_length=32)
     model_id = models.CharField(max_length=NAME_MAX)
     purpose = models.CharField(max_length=64)
+    # What the call was for, when it belongs to a record: "pass:<id>" for a frame's pass.
+    subject = models.CharField(max_length=64, blank=True, default="", db_index=True)
     kind = models.CharField(max_length=16)  # complete / stream / structured / list_models
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     latency_ms = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Empty while the call runs (and forever for a call cut off by a dead worker).
+    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

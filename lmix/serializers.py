@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 import pydantic
 from rest_framework import serializers
+from rest_framework.relations import PKOnlyObject
 
 from .llm.params import validate_params
 from .models import URL_MAX, Affiliation, Assistant, LLMModel, Persona, Provider, Scenario, World
@@ -53,7 +54,14 @@ class LLMModelSerializer(serializers.ModelSerializer):
         trim_whitespace=True,
         help_text="Write-only. Omitted or empty keeps the stored key; null clears it.",
     )
-    has_api_key = serializers.BooleanField(read_only=True)
+    has_api_key = serializers.BooleanField(
+        read_only=True, help_text="A key is stored (readable or not)."
+    )
+    key_unreadable = serializers.BooleanField(
+        read_only=True,
+        help_text="The stored key no longer decrypts (the server's encryption key changed): "
+        "calls fail until the key is entered again.",
+    )
     config = serializers.JSONField(required=False, validators=[validate_model_params])
 
     class Meta:
@@ -65,6 +73,7 @@ class LLMModelSerializer(serializers.ModelSerializer):
             "api_endpoint",
             "api_key",
             "has_api_key",
+            "key_unreadable",
             "model_id",
             "config",
             "is_default",
@@ -144,22 +153,43 @@ class AffiliationSerializer(serializers.ModelSerializer):
         read_only_fields = OWNED_READ_ONLY
 
 
+class CovertAffiliationsField(serializers.ManyRelatedField):
+    """The ids of the groups a persona belongs to covertly, read from its memberships."""
+
+    def get_attribute(self, instance: Persona) -> list[PKOnlyObject]:
+        return [PKOnlyObject(m.affiliation_id) for m in instance.memberships.all() if m.covert]
+
+
 class PersonaSerializer(serializers.ModelSerializer):
     affiliations = OwnedRelatedField(many=True, queryset=Affiliation.objects.all(), required=False)
+    covert_affiliations = CovertAffiliationsField(
+        child_relation=OwnedRelatedField(queryset=Affiliation.objects.all()),
+        required=False,
+        help_text="Among `affiliations`: memberships only fellow members of the group see. "
+        "Omitted keeps the flags of the memberships that stay.",
+    )
 
     class Meta:
         model = Persona
         fields = [
             "id",
             "name",
+            "known_as",
             "avatar_url",
             "style",
             *TRUTH_FIELDS,
             "affiliations",
+            "covert_affiliations",
             "created_at",
             "updated_at",
         ]
         read_only_fields = OWNED_READ_ONLY
+        extra_kwargs = {
+            "known_as": {
+                "help_text": "The name other characters know it by; empty: its name. Its real "
+                "name only it and fellow members of its covert groups see."
+            }
+        }
 
 
 class AssistantSerializer(serializers.ModelSerializer):

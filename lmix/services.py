@@ -9,7 +9,16 @@ from django.db import transaction
 
 from .errors import ApplicationError
 from .llm.endpoints import infer_provider, model_display_name, normalize_endpoint
-from .models import NAME_MAX, OFFLINE_ENDPOINT, Affiliation, LLMModel, Persona, Provider
+from .llm.network_policy import endpoint_refusal
+from .models import (
+    NAME_MAX,
+    OFFLINE_ENDPOINT,
+    Affiliation,
+    LLMModel,
+    Membership,
+    Persona,
+    Provider,
+)
 
 _UNSET = object()
 
@@ -25,6 +34,25 @@ def model_fields_prepare(
         "provider": provider or infer_provider(endpoint),
         "name": (name.strip() or model_display_name(model_id.strip()))[:NAME_MAX],
     }
+
+
+def endpoint_check(*, api_endpoint: str) -> None:
+    """Refuse an endpoint outside LMIX_LLM_ALLOWED_NETWORKS, as written (docs/security.md).
+
+    Raises:
+        ApplicationError: the reason, also under `api_endpoint`.
+    """
+    _reject_refused_endpoints([api_endpoint])
+
+
+def _reject_refused_endpoints(endpoints: list[str]) -> None:
+    """One error dict per endpoint (`{}` for the allowed ones) when any is refused."""
+    reasons = [endpoint_refusal(normalize_endpoint(endpoint)) for endpoint in endpoints]
+    if not any(reasons):
+        return
+    errors = [{"api_endpoint": [reason]} if reason else {} for reason in reasons]
+    first = next(reason for reason in reasons if reason)
+    raise ApplicationError(first, details=errors if len(endpoints) > 1 else errors[0])
 
 
 def _origin(endpoint: str) -> tuple[str, str]:
@@ -46,8 +74,11 @@ def models_create(*, owner: AbstractBaseUser, items: Iterable[dict[str, Any]]) -
         items: validated fields (api_endpoint, model_id, name?, provider?, api_key?, config?,
             is_default?).
     Raises:
-        ApplicationError: the batch names the same model twice or several defaults.
+        ApplicationError: an endpoint is refused by the endpoint policy, or the batch names
+            the same model twice or several defaults.
     """
+    items = list(items)
+    _reject_refused_endpoints([item["api_endpoint"] for item in items])
     prepared = []
     for item in items:
         fields = model_fields_prepare(
@@ -101,7 +132,10 @@ def _reject_duplicate_models(
 @transaction.atomic
 def model_update(*, model: LLMModel, data: dict[str, Any]) -> LLMModel:
     """Change a model. An absent or empty api_key keeps the stored key; None clears it, and
-    so does a move to another host unless a new key comes with it."""
+    so does a move to another host unless a new key comes with it. A new endpoint must be
+    allowed by the endpoint policy (an unchanged one is judged when it is called)."""
+    if "api_endpoint" in data:
+        endpoint_check(api_endpoint=data["api_endpoint"])
     endpoint = data.get("api_endpoint", model.api_endpoint)
     model_id = data.get("model_id", model.model_id)
     fields = model_fields_prepare(
@@ -158,9 +192,50 @@ def offline_model_ensure(*, owner: AbstractBaseUser) -> LLMModel:
 
 
 @transaction.atomic
-def persona_save(*, persona: Persona, affiliations: list[Affiliation] | None = None) -> Persona:
-    """Save a persona and, when given, replace its affiliations (keeping join dates)."""
+def persona_save(
+    *,
+    persona: Persona,
+    affiliations: list[Affiliation] | None = None,
+    covert_affiliations: list[Affiliation] | None = None,
+) -> Persona:
+    """Save a persona and, when given, replace its affiliations (keeping join dates) and
+    which of them it belongs to covertly.
+
+    Args:
+        affiliations: its groups; None keeps them.
+        covert_affiliations: the groups, among its affiliations (as given, or as they are),
+            that only fellow members know it belongs to; None keeps the flags of the
+            memberships that stay (a new membership is public).
+    Returns:
+        The persona, its relations reloaded on next access.
+    Raises:
+        ApplicationError: a covert affiliation is not among its affiliations.
+    """
+    if covert_affiliations is not None:
+        if affiliations is not None:
+            groups = {group.pk for group in affiliations}
+        else:
+            groups = set(
+                Membership.objects.filter(persona_id=persona.pk).values_list(
+                    "affiliation_id", flat=True
+                )
+            )
+        stray = [group.name for group in covert_affiliations if group.pk not in groups]
+        if stray:
+            message = "Covert affiliations must be among the persona's affiliations."
+            raise ApplicationError(
+                message,
+                details={"covert_affiliations": [f"{message} Not among them: {', '.join(stray)}."]},
+            )
     persona.save()
     if affiliations is not None:
         persona.affiliations.set(affiliations)
+    if covert_affiliations is not None:
+        covert = [group.pk for group in covert_affiliations]
+        memberships = Membership.objects.filter(persona=persona)
+        memberships.filter(affiliation__in=covert).update(covert=True)
+        memberships.exclude(affiliation__in=covert).update(covert=False)
+    if affiliations is not None or covert_affiliations is not None:
+        # Prefetched memberships (an API update's instance) are stale now.
+        persona.refresh_from_db()
     return persona

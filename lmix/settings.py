@@ -91,15 +91,16 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "lmix.sqlite3",
-            # The embedded worker writes from threads: WAL plus immediate transactions
-            # turn lock contention into short waits instead of "database is locked".
-            "OPTIONS": {
-                "timeout": 30,
-                "transaction_mode": "IMMEDIATE",
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
             "TEST": {"NAME": DATA_DIR / "test.sqlite3"},
         }
+    }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Workers write from threads (and processes): WAL plus immediate transactions turn
+    # lock contention into short waits instead of "database is locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -119,6 +120,7 @@ STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
 WHITENOISE_USE_FINDERS = True
 
+SESSION_ENGINE = "lmix.sessions"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
@@ -127,17 +129,56 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    # Pub/sub: one PUBLISH per group event whatever the group's size, fanned out in each
+    # daphne process (tests/bench/fanout.py; docs/realtime.md). LMIX_CHANNEL_LAYER=core
+    # selects channels_redis's list-based layer, kept for comparison benches.
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": {
+                "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "core": "channels_redis.core.RedisChannelLayer",
+            }[os.environ.get("LMIX_CHANNEL_LAYER", "pubsub")],
             "CONFIG": {
-                "hosts": [REDIS_URL],
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        # redis-py 8 gives every read a 5 s timeout by default, and the
+                        # core layer's idle read blocks 5 s in BZPOPMIN, so idle sockets
+                        # died with 1011 (channels_redis#422). Reads outlast any blocking
+                        # command; keepalive still finds a dead connection.
+                        "socket_timeout": 15,
+                        "socket_connect_timeout": 5,
+                        "socket_keepalive": True,
+                    }
+                ],
                 "prefix": os.environ.get("LMIX_CHANNEL_PREFIX", "lmix"),
             },
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# The cache holds the login and signup throttles' counts (lmix/throttles.py): on Redis every
+# web process shares them; in local memory each process counts on its own.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "lmix-cache",
+            "OPTIONS": {"socket_connect_timeout": 5, "socket_timeout": 5},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Login and signup throttles: "<count>/<s|min|hour|day>". Failed logins count per username
+# (case-folded) and per address; every signup attempt counts per address.
+LMIX_LOGIN_RATE_PER_USERNAME = os.environ.get("LMIX_LOGIN_RATE_PER_USERNAME", "10/min")
+LMIX_LOGIN_RATE_PER_ADDRESS = os.environ.get("LMIX_LOGIN_RATE_PER_ADDRESS", "30/min")
+LMIX_SIGNUP_RATE_PER_ADDRESS = os.environ.get("LMIX_SIGNUP_RATE_PER_ADDRESS", "60/hour")
+# Reverse proxies in front that append the client's address to X-Forwarded-For; 0 counts
+# per connecting address. Set it behind a proxy, or every client shares the proxy's count.
+LMIX_TRUSTED_PROXY_COUNT = int(os.environ.get("LMIX_TRUSTED_PROXY_COUNT", "0"))
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "memory://localhost/")
 CELERY_RESULT_BACKEND = None
@@ -146,23 +187,56 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-SWEEP_INTERVAL_SECONDS = float(os.environ.get("SWEEP_INTERVAL_SECONDS", "15"))
+
+# Leases and sweeps (docs/tasks.md). A running generation renews its lease every
+# LMIX_LEASE_HEARTBEAT_SECONDS; one silent for LMIX_LEASE_TIMEOUT_SECONDS has lost its
+# worker and runs again from the start, at most LMIX_LEASE_MAX_RESTARTS times.
+LMIX_LEASE_HEARTBEAT_SECONDS = float(os.environ.get("LMIX_LEASE_HEARTBEAT_SECONDS", "5"))
+LMIX_LEASE_TIMEOUT_SECONDS = float(os.environ.get("LMIX_LEASE_TIMEOUT_SECONDS", "20"))
+LMIX_LEASE_MAX_RESTARTS = int(os.environ.get("LMIX_LEASE_MAX_RESTARTS", "2"))
+# A pending turn whose task has not started after this long is enqueued again.
+LMIX_PENDING_REQUEUE_SECONDS = float(os.environ.get("LMIX_PENDING_REQUEUE_SECONDS", "30"))
+# Streamed text is written to the database at most this often (and at the end).
+LMIX_STREAM_CHECKPOINT_SECONDS = float(os.environ.get("LMIX_STREAM_CHECKPOINT_SECONDS", "0.25"))
+# Every worker and web process runs the sweeps itself (lmix/realtime/sweeper.py), so lost
+# work is found without beat; beat, where it runs, only adds another runner.
+LMIX_SWEEPER = _env_bool("LMIX_SWEEPER", True)
+SWEEP_INTERVAL_SECONDS = float(os.environ.get("SWEEP_INTERVAL_SECONDS", "2"))
+# AI seats act at most this often, so AI characters never loop on their own.
+LMIX_AI_ACTIONS_PER_HUMAN_ACTION = int(os.environ.get("LMIX_AI_ACTIONS_PER_HUMAN_ACTION", "2"))
+LMIX_AI_ACTIONS_PER_MINUTE = int(os.environ.get("LMIX_AI_ACTIONS_PER_MINUTE", "6"))
+# Frame windows are due to the second: their backstop sweep runs about every second.
+FRAMES_SWEEP_INTERVAL_SECONDS = float(os.environ.get("FRAMES_SWEEP_INTERVAL_SECONDS", "1"))
 CELERY_BEAT_SCHEDULE = {
     "turns-sweep": {
         "task": "productions.tasks.turns_sweep_task",
         "schedule": SWEEP_INTERVAL_SECONDS,
-    }
+    },
+    "frames-sweep": {
+        "task": "synthesis.tasks.frames_sweep_task",
+        "schedule": FRAMES_SWEEP_INTERVAL_SECONDS,
+    },
 }
+
+# The medium pass (synthesis/medium/): how many earlier outcomes and own narratives a
+# character's prompt holds, and how many times its bones are computed again when another
+# outcome of the frame lands first (the last try holds the frame's lock across the call).
+LMIX_MEDIUM_OUTCOMES_CONTEXT = int(os.environ.get("LMIX_MEDIUM_OUTCOMES_CONTEXT", "12"))
+LMIX_MEDIUM_NARRATIVES_CONTEXT = int(os.environ.get("LMIX_MEDIUM_NARRATIVES_CONTEXT", "3"))
+LMIX_MEDIUM_BONES_ATTEMPTS = int(os.environ.get("LMIX_MEDIUM_BONES_ATTEMPTS", "3"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["lmix.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # DRF's JSON parser, refusing too-deep nesting and lone surrogates with a 400.
+    "DEFAULT_PARSER_CLASSES": ["lmix.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "lmix.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+# The deepest nesting of arrays/objects a JSON request body may have (lmix/parsers.py).
+LMIX_JSON_MAX_DEPTH = int(os.environ.get("LMIX_JSON_MAX_DEPTH", "32"))
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "LMiX API",
@@ -178,6 +252,13 @@ LLM_MAX_RETRIES = int(os.environ.get("LLM_MAX_RETRIES", "2"))
 # Seconds between the offline narrator's streamed pieces, so its text visibly streams.
 LMIX_OFFLINE_STREAM_DELAY = float(os.environ.get("LMIX_OFFLINE_STREAM_DELAY", "0.04"))
 LLM_TEST_TIMEOUT_SECONDS = float(os.environ.get("LLM_TEST_TIMEOUT_SECONDS", "10"))
+# What model endpoints may reach: words (public, private, loopback), networks and host
+# names, comma-separated; docs/security.md "Endpoint policy". Embedded mode (the in-memory
+# broker of `make run`) also reaches this machine, so a local Ollama works out of the box.
+LMIX_LLM_ALLOWED_NETWORKS = _env_list(
+    "LMIX_LLM_ALLOWED_NETWORKS",
+    "public,loopback" if CELERY_BROKER_URL.startswith("memory://") else "public",
+)
 
 LOGGING = {
     "version": 1,
@@ -187,6 +268,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
         "daphne": {"level": "WARNING"},
         "celery": {"level": "WARNING"},
     },

@@ -29,6 +29,7 @@ urlpatterns = [
     re_path(r"^api/schema/?$", SpectacularAPIView.as_view(), name="schema"),
     re_path(r"^api/docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/", include("productions.urls")),
+    path("api/", include("synthesis.urls")),
     path("api/", include(router.urls)),
     re_path(r"^api/(?P<path>.*)$", spa.api_not_found),
     re_path(r"^(?!static/|ws/)(?P<path>.*)$", spa.spa_index, name="spa"),

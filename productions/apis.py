@@ -47,6 +47,9 @@ class ProductionViewSet(viewsets.ModelViewSet):
             production=serializer.instance, data=dict(serializer.validated_data)
         )
 
+    def perform_destroy(self, instance: Production) -> None:
+        services.production_delete(production=instance)
+
     def _detail(self, production: Production) -> dict:
         # The sequence first: an event after it may also be in the turns (the client skips
         # it as stale), but none before it can be missing from them.

@@ -4,7 +4,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from synthesis.consumers import GroupConsumer
+from lmix.realtime.consumers import GroupConsumer
 
 from .events import production_group
 from .models import Production

@@ -1,7 +1,9 @@
-"""What production sockets are sent: small numbered events, only to the production's owner.
+"""What production sockets are sent: small events, only to the production's owner.
 
-Every event carries the production's `seq`, increased by one per event in the same
-transaction that changes the data, so a client that sees a gap re-reads over REST.
+State changes carry the production's `seq`, increased by one per event in the same
+transaction that changes the data, so a client that sees a gap re-reads over REST. Streamed
+deltas carry only their turn's `index`: they are published at once, never written one by
+one (the text is checkpointed; see generation.py).
 """
 
 import json
@@ -10,7 +12,7 @@ from typing import Any
 from django.db.models import F
 from rest_framework.renderers import JSONRenderer
 
-from synthesis.realtime import group_send_on_commit
+from lmix.realtime.publish import group_send, group_send_on_commit
 
 from .models import Production, Turn
 
@@ -43,9 +45,18 @@ def notify_turn_created(turn: Turn) -> None:
 
 
 def notify_turn_token(turn: Turn, *, index: int, delta: str) -> None:
+    """Published now, not after a commit: a delta is in no transaction."""
+    group_send(
+        production_group(turn.production_id),
+        {"type": "turn.token", "turn": str(turn.pk), "index": index, "delta": delta},
+    )
+
+
+def notify_turn_restarted(turn: Turn) -> None:
+    """The turn's worker died: it is generated again from the start, its text reset."""
     _notify(
         turn.production_id,
-        {"type": "turn.token", "turn": str(turn.pk), "index": index, "delta": delta},
+        {"type": "turn.restarted", "turn": turn_event_body(turn), "attempt": turn.attempts + 1},
     )
 
 
@@ -59,3 +70,11 @@ def notify_autoplay(production: Production) -> None:
         production.pk,
         {"type": "autoplay", "autoplay_remaining": production.autoplay_remaining},
     )
+
+
+def revoke_production_sockets(production_id: object) -> None:
+    """Once the transaction commits, every socket on the production leaves and closes with
+    4403 (it was deleted)."""
+    from lmix.realtime.publish import revoke_on_commit
+
+    revoke_on_commit(production_group(production_id))

@@ -9,102 +9,185 @@ rules live here once:
   universal and external truth, internal only where the speaker is a member too;
 - KNOWN AFFILIATIONS: every group of every participant, universal and external, internal
   only where the speaker is a member.
-A truth left empty is left out, with its label.
+A covert membership is seen only by fellow members of its group: to anyone else the persona
+has no such group (neither listed with it nor, through it alone, among the known groups). A
+persona's `known_as` is the name everyone else sees; its real name only it and fellow
+members of a covert group it belongs to. A truth left empty is left out, with its label.
+
+The prompt is a list of `Section`s, so later passes add theirs (memories, recent
+experience) before `render` joins them.
 """
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TypeVar
 
-from lmix.models import Affiliation, Persona, Scenario, World
+from django.db.models import Prefetch, prefetch_related_objects
+
+from lmix.models import Affiliation, Membership, Persona, Scenario, World
 
 Member = TypeVar("Member", Persona, Affiliation)
 
 
+class SectionKey(StrEnum):
+    """Which part of DESIGN.md §3 a section is."""
+
+    WORLD = "world"
+    SCENARIO = "scenario"
+    YOU = "you"
+    YOUR_AFFILIATIONS = "your_affiliations"
+    OTHER_PARTICIPANTS = "other_participants"
+    KNOWN_AFFILIATIONS = "known_affiliations"
+    MEMORIES = "memories"
+    RECENT_EXPERIENCE = "recent_experience"
+
+
 @dataclass(frozen=True)
 class Section:
+    """One titled block of a prompt. An empty body leaves the title alone."""
+
     title: str
-    lines: list[str]
+    body: str = ""
+    key: SectionKey | None = None
 
     def render(self) -> str:
-        return "\n".join([f"{self.title}", *self.lines]).rstrip()
+        return f"{self.title}\n{self.body}".rstrip()
+
+
+def render(sections: Iterable[Section]) -> str:
+    """The prompt text: the sections in order, separated by blank lines."""
+    return "\n\n".join(section.render() for section in sections)
+
+
+def memberships_prefetch(prefix: str = "") -> Prefetch:
+    """What to prefetch so that compiling asks the database nothing: each persona's
+    memberships (covert flags) with their groups, in the groups' own order.
+
+    Args:
+        prefix: the lookup path to the persona, e.g. "assistant__persona__".
+    """
+    return Prefetch(
+        f"{prefix}memberships",
+        queryset=Membership.objects.select_related("affiliation").order_by(
+            "-affiliation__created_at"
+        ),
+    )
 
 
 def compile_knowledge(
     *, speaker: Persona, cast: Sequence[Persona], world: World, scenario: Scenario
 ) -> str:
-    """Compile the system prompt of one speaker. Pure: no database access.
+    """The system prompt of one speaker, as text: `render(knowledge_sections(...))`."""
+    return render(knowledge_sections(speaker=speaker, cast=cast, world=world, scenario=scenario))
+
+
+def knowledge_sections(
+    *, speaker: Persona, cast: Sequence[Persona], world: World, scenario: Scenario
+) -> list[Section]:
+    """Compile the prompt of one speaker, section by section. Pure when the personas'
+    memberships are prefetched (`memberships_prefetch`); otherwise those not yet loaded
+    are, in one query, and kept on the instances.
 
     Args:
-        speaker: the persona whose knowledge this is; its `affiliations` prefetched.
-        cast: every participating persona (the speaker may be among them), affiliations
-            prefetched.
+        speaker: the persona whose knowledge this is.
+        cast: every participating persona (the speaker may be among them).
         world, scenario: the production's setting.
     Returns:
-        The prompt text, sections separated by blank lines.
+        WORLD, SCENARIO, YOU ARE, then YOUR AFFILIATIONS, OTHER PARTICIPANTS and KNOWN
+        AFFILIATIONS when they have anything to say.
     """
-    own_groups = _groups_of(speaker)
-    member_of = {group.pk for group in own_groups}
+    _memberships_load([speaker, *cast])
+    own = _memberships_of(speaker)
+    member_of = {membership.affiliation_id for membership in own}
     others = _unique(persona for persona in cast if persona.pk != speaker.pk)
 
     sections = [
-        Section(f"WORLD: {world.name}", [world.description.strip()]),
-        Section(f"SCENARIO: {scenario.name}", [scenario.description.strip()]),
+        Section(f"WORLD: {world.name}", world.description.strip(), SectionKey.WORLD),
+        Section(f"SCENARIO: {scenario.name}", scenario.description.strip(), SectionKey.SCENARIO),
         Section(
             f"YOU ARE: {speaker.name}",
-            _truths(
-                ("Universal", speaker.universal_truth),
-                ("Internal (only you know this)", speaker.internal_truth),
-                ("Style", speaker.style),
+            _lines(
+                _truths(
+                    ("Known to others as", speaker.known_as),
+                    ("Universal", speaker.universal_truth),
+                    ("Internal (only you know this)", speaker.internal_truth),
+                    ("Style", speaker.style),
+                )
             ),
+            SectionKey.YOU,
         ),
     ]
-    if own_groups:
-        sections.append(
-            Section(
-                "YOUR AFFILIATIONS:",
-                [
-                    line
-                    for group in own_groups
-                    for line in _item(
-                        group.name,
-                        _truths(
-                            ("Universal", group.universal_truth),
-                            ("Internal (shared with members)", group.internal_truth),
-                        ),
-                    )
-                ],
+    if own:
+        lines = []
+        for membership in own:
+            group = membership.affiliation
+            name = f"{group.name} (covert: only fellow members know you belong)"
+            lines += _item(
+                name if membership.covert else group.name,
+                _truths(
+                    ("Universal", group.universal_truth),
+                    ("Internal (shared with members)", group.internal_truth),
+                ),
             )
-        )
+        sections.append(Section("YOUR AFFILIATIONS:", _lines(lines), SectionKey.YOUR_AFFILIATIONS))
     if others:
+        lines = [line for other in others for line in _participant(other, member_of)]
         sections.append(
-            Section(
-                "OTHER PARTICIPANTS:",
-                [line for other in others for line in _participant(other, member_of)],
-            )
+            Section("OTHER PARTICIPANTS:", _lines(lines), SectionKey.OTHER_PARTICIPANTS)
         )
-    known = _unique(group for persona in [speaker, *others] for group in _groups_of(persona))
+    known = _unique(
+        [m.affiliation for m in own]
+        + [m.affiliation for other in others for m in _visible(other, member_of)]
+    )
     if known:
+        lines = [line for group in known for line in _item(group.name, _seen(group, member_of))]
         sections.append(
-            Section(
-                "KNOWN AFFILIATIONS:",
-                [line for group in known for line in _item(group.name, _seen(group, member_of))],
-            )
+            Section("KNOWN AFFILIATIONS:", _lines(lines), SectionKey.KNOWN_AFFILIATIONS)
         )
-    return "\n\n".join(section.render() for section in sections)
+    return sections
+
+
+def name_for(persona: Persona, *, by: Persona) -> str:
+    """The name `by` knows `persona` by: its real name for itself and for fellow members of
+    a covert group it belongs to, its `known_as` (when it has one) for everyone else."""
+    if persona.pk == by.pk or not persona.known_as.strip():
+        return persona.name
+    _memberships_load([persona, by])
+    member_of = {membership.affiliation_id for membership in _memberships_of(by)}
+    return persona.name if _knows_real_name(persona, member_of) else persona.known_as.strip()
 
 
 def _participant(other: Persona, member_of: set) -> list[str]:
+    known_as = other.known_as.strip()
+    if not known_as:
+        heading = other.name
+    elif _knows_real_name(other, member_of):
+        heading = f"{other.name} (known to others as {known_as})"
+    else:
+        heading = known_as
     lines = _truths(
         ("Universal", other.universal_truth),
         ("External (how you see them)", other.external_truth),
     )
-    groups = _groups_of(other)
-    if groups:
+    visible = _visible(other, member_of)
+    if visible:
         lines.append("- Affiliations:")
-        for group in groups:
-            lines.extend(f"  {line}" for line in _item(group.name, _seen(group, member_of)))
-    return _item(other.name, lines)
+        for membership in visible:
+            group = membership.affiliation
+            name = f"{group.name} (covert: only fellow members know)"
+            item = _item(name if membership.covert else group.name, _seen(group, member_of))
+            lines.extend(f"  {line}" for line in item)
+    return _item(heading, lines)
+
+
+def _visible(persona: Persona, member_of: set) -> list[Membership]:
+    """The memberships of `persona` that someone in the groups `member_of` sees."""
+    return [m for m in _memberships_of(persona) if not m.covert or m.affiliation_id in member_of]
+
+
+def _knows_real_name(persona: Persona, member_of: set) -> bool:
+    return any(m.covert and m.affiliation_id in member_of for m in _memberships_of(persona))
 
 
 def _seen(group: Affiliation, member_of: set) -> list[str]:
@@ -123,9 +206,18 @@ def _item(name: str, lines: list[str]) -> list[str]:
     return [f"- {name}", *(f"  {line}" for line in lines)]
 
 
-def _groups_of(persona: Persona) -> list[Affiliation]:
+def _lines(lines: list[str]) -> str:
+    return "\n".join(lines)
+
+
+def _memberships_load(personas: list[Persona]) -> None:
+    # Only personas without prefetched memberships are loaded (all of them in one query).
+    prefetch_related_objects(personas, memberships_prefetch())
+
+
+def _memberships_of(persona: Persona) -> list[Membership]:
     # .all() on a prefetched relation reads the cache: no query per participant.
-    return list(persona.affiliations.all())
+    return list(persona.memberships.all())
 
 
 def _unique(items: Iterable[Member]) -> list[Member]:

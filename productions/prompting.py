@@ -1,6 +1,6 @@
 """The messages one assistant is sent: compiled knowledge, orientation, then its branch."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -8,7 +8,7 @@ from lmix.llm.base import Message
 from lmix.llm.tokens import context_window, fit_messages
 from lmix.models import Persona, Scenario, World
 
-from .knowledge import compile_knowledge
+from .knowledge import compile_knowledge, name_for
 from .models import SpeakerKind, Turn, TurnStatus
 
 TEMPLATES = Path(__file__).parent / "templates" / "productions"
@@ -28,12 +28,19 @@ def system_prompt(
     return f"{knowledge}\n\n{_template('orientation.txt').format(name=speaker.name)}"
 
 
-def transcript(*, speaker_assistant_id: object, branch: Sequence[Turn]) -> list[Message]:
+def transcript(
+    *,
+    speaker_assistant_id: object,
+    branch: Sequence[Turn],
+    names: Mapping[str, str] | None = None,
+) -> list[Message]:
     """The branch as chat messages: own turns as assistant, everyone else's as user.
 
     Failed turns and empty ones are skipped; consecutive messages of one role are merged, and
     the transcript always starts and ends with a user message, as every provider accepts.
+    `names` renames speakers as this speaker knows them (a real name → a public name).
     """
+    names = names or {}
     messages: list[Message] = []
     for turn in branch:
         if turn.status not in (TurnStatus.DONE, TurnStatus.STOPPED) or not turn.content.strip():
@@ -43,7 +50,8 @@ def transcript(*, speaker_assistant_id: object, branch: Sequence[Turn]) -> list[
         elif turn.assistant_id == speaker_assistant_id:
             message = Message("assistant", turn.content.strip())
         else:
-            message = Message("user", f"{turn.speaker_name}: {turn.content.strip()}")
+            name = names.get(turn.speaker_name, turn.speaker_name)
+            message = Message("user", f"{name}: {turn.content.strip()}")
         if messages and messages[-1].role == message.role:
             message = Message(message.role, f"{messages[-1].content}\n\n{message.content}")
             messages[-1] = message
@@ -76,6 +84,12 @@ def build_messages(
     system = Message(
         "system", system_prompt(speaker=speaker, cast=cast, world=world, scenario=scenario)
     )
+    # A turn is labelled with its speaker's real name: others read the name they know.
+    names = {
+        persona.name: seen
+        for persona in cast
+        if (seen := name_for(persona, by=speaker)) != persona.name
+    }
     history = transcript(speaker_assistant_id=speaker_assistant_id, branch=branch)
     window = context_window(model_id)
     # A reply allowance near the whole window would leave no room for the conversation.

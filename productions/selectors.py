@@ -1,12 +1,18 @@
-"""Reads of productions: lists, one production with its cast and turns, branches, the cast."""
+"""Reads of productions: lists, one production with its cast and turns, branches, the cast;
+frames and who may see them."""
+
+import uuid
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from lmix.models import Assistant
 
-from .models import CastMember, Production, Turn
+from .knowledge import memberships_prefetch
+from .models import CastMember, Frame, Production, Seat, Turn
 
 
 def production_list(*, owner: AbstractBaseUser) -> QuerySet[Production]:
@@ -24,12 +30,12 @@ def production_get(*, owner: AbstractBaseUser, production_id: object) -> Product
 
 
 def cast_load(*, production: Production) -> list[Assistant]:
-    """The cast in play order with personas, models and affiliations: two queries, whatever
-    the cast size."""
+    """The cast in play order with personas, models and memberships (covert flags and
+    groups, all the knowledge compiler reads): two queries, whatever the cast size."""
     members = (
         CastMember.objects.filter(production=production)
         .select_related("assistant__persona", "assistant__model")
-        .prefetch_related("assistant__persona__affiliations")
+        .prefetch_related(memberships_prefetch("assistant__persona__"))
     )
     return [member.assistant for member in members]
 
@@ -49,3 +55,61 @@ def turn_branch(*, production: Production, leaf_id: object | None) -> list[Turn]
         branch.append(current)
         current = by_id.get(current.parent_id)
     return branch[::-1]
+
+
+@dataclass(frozen=True)
+class FrameAccess:
+    """What one user may do in one frame: the GM sees everything; a player their seat."""
+
+    frame: Frame
+    is_gm: bool
+    seat_ids: frozenset[uuid.UUID]
+
+
+def frame_list(*, user: AbstractBaseUser) -> QuerySet[Frame]:
+    """Frames the user runs (GM) or sits in."""
+    return (
+        Frame.objects.filter(Q(owner=user) | Q(seats__user=user))
+        .distinct()
+        .select_related("production")
+        .order_by("-created_at")
+    )
+
+
+def frame_access(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess | None:
+    """The user's access to the frame, or None when they are neither its GM nor seated."""
+    if not user.is_authenticated or not is_uuid(frame_id):
+        return None
+    frame = Frame.objects.filter(pk=frame_id).select_related("production").first()
+    if frame is None:
+        return None
+    seat_ids = frozenset(Seat.objects.filter(frame=frame, user=user).values_list("pk", flat=True))
+    is_gm = frame.owner_id == user.pk
+    if not is_gm and not seat_ids:
+        return None
+    return FrameAccess(frame=frame, is_gm=is_gm, seat_ids=seat_ids)
+
+
+def frame_access_or_404(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess:
+    """`frame_access`, or a 404 that says nothing about whether the frame exists."""
+    access = frame_access(user=user, frame_id=frame_id)
+    if access is None:
+        raise Http404("No such frame.")
+    return access
+
+
+def seats_load(*, frame: Frame) -> list[Seat]:
+    """The frame's seats in order with their personas, players and assistants: one query."""
+    return list(
+        Seat.objects.filter(frame=frame).select_related(
+            "persona", "user", "assistant__model", "assistant__persona"
+        )
+    )
+
+
+def is_uuid(value: object) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True

@@ -5,7 +5,7 @@ import logging
 from celery import shared_task
 from django.core.exceptions import ObjectDoesNotExist
 
-from . import services
+from . import generation
 
 logger = logging.getLogger(__name__)
 
@@ -14,12 +14,13 @@ logger = logging.getLogger(__name__)
 def turn_generate_task(turn_id: str) -> None:
     """Generate one turn; a redelivered task finds it no longer pending and does nothing."""
     try:
-        services.turn_generate(turn_id=turn_id)
+        generation.turn_generate(turn_id=turn_id)
     except ObjectDoesNotExist:  # the production was deleted meanwhile: nothing to do
         logger.info("turn %s is gone; nothing to generate", turn_id)
 
 
 @shared_task(ignore_result=True)
 def turns_sweep_task() -> None:
-    """Scheduled by beat: re-enqueue lost turns, fail turns whose worker died."""
-    services.turns_sweep()
+    """Run by every worker and web process (and beat): re-enqueue lost turns, restart turns
+    whose worker died."""
+    generation.turns_sweep()

@@ -1,1 +1,1 @@
-"""Synthesis: the realtime channel layer helpers shared by every live part of LMiX."""
+"""Synthesis: the frames engine (liquid, passes, outcomes, timers); built on lmix.realtime."""

@@ -1,63 +1,32 @@
-"""The shared base of LMiX websocket consumers: auth close codes, group events, ping."""
+"""The frame socket: frame-wide events for everyone seated and the GM, a seat's private
+narrative stream for its player, everything for the GM; typing presence inbound."""
 
 from typing import Any
 
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.db import database_sync_to_async
 
-from . import realtime
+from lmix.errors import ApplicationError
+from lmix.realtime.consumers import GroupConsumer
+from productions.frame_events import notify_presence, socket_groups
+from productions.selectors import frame_access
 
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_FORBIDDEN = 4403
 
-
-class GroupConsumer(AsyncJsonWebsocketConsumer):
-    """Accepts, checks the session's user with `authorize`, joins the groups it returns.
-
-    The groups are derived on the server; a client can never choose what it subscribes to.
-    """
-
-    groups_joined: list[str]
-
+class FrameConsumer(GroupConsumer):
     async def authorize(self, user: Any) -> list[str] | None:
-        """Return the groups this user may join on this socket, or None to refuse."""
-        raise NotImplementedError
+        access = await database_sync_to_async(frame_access)(
+            user=user, frame_id=self.scope["url_route"]["kwargs"]["frame_id"]
+        )
+        if access is None:
+            return None
+        self.seat_ids = {str(seat_id) for seat_id in access.seat_ids}
+        return socket_groups(access)
 
-    async def connect(self) -> None:
-        realtime.remember_server_loop()
-        self.groups_joined = []
-        await self.accept()
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
-        groups = await self.authorize(user)
-        if groups is None:
-            await self.close(code=CLOSE_FORBIDDEN)
-            return
-        for group in groups:
-            await self.channel_layer.group_add(group, self.channel_name)
-        self.groups_joined = groups
-        await self.send_json({"type": "ready"})
+    async def on_vapor(self, message: dict[str, Any]) -> None:
+        """The player is typing for their seat: others see presence, never the text."""
+        seat = message.get("seat")
+        if not isinstance(seat, str) or seat not in self.seat_ids:
+            raise ApplicationError("You can only type for your own seat.")
+        frame_id = self.scope["url_route"]["kwargs"]["frame_id"]
+        notify_presence(frame_id, seat, typing=message.get("typing", True) is not False)
 
-    async def disconnect(self, code: int) -> None:
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-
-    async def receive_json(self, content: Any, **kwargs) -> None:
-        if isinstance(content, dict) and content.get("type") == "ping":
-            await self.send_json({"type": "pong"})
-        else:
-            await self.send_json(
-                {"type": "error", "detail": 'Unknown message; send {"type": "ping"}.'}
-            )
-
-    async def receive(
-        self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs
-    ) -> None:
-        try:
-            await super().receive(text_data=text_data, bytes_data=bytes_data, **kwargs)
-        except ValueError:
-            await self.send_json({"type": "error", "detail": "Messages must be JSON."})
-
-    async def group_event(self, event: dict[str, Any]) -> None:
-        await self.send_json(event["payload"])
+    handlers = GroupConsumer.handlers | {"vapor": on_vapor}

@@ -1,6 +1,7 @@
 """Shared fixtures: users, API clients that speak session auth with CSRF, a live worker."""
 
 import time
+import uuid
 
 import pytest
 from channels.layers import channel_layers
@@ -71,6 +72,19 @@ def other_api(other_user) -> CsrfApiClient:
 def fast_settings(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.LMIX_OFFLINE_STREAM_DELAY = 0
+    # The fake LLM server listens on 127.0.0.1, whichever mode (embedded or services) the
+    # run is in; tests/llm/test_network_policy.py sets the services default itself.
+    settings.LMIX_LLM_ALLOWED_NETWORKS = ["public", "loopback"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(settings):
+    """Each test starts with an empty cache (the login throttles' counts above all): a key
+    prefix of its own. Not cache.clear(): on Redis that is FLUSHDB, which would also drop
+    the broker's queues and the keys of any other run sharing the server."""
+    default = settings.CACHES["default"]
+    prefix = f"{default.get('KEY_PREFIX', '')}:test-{uuid.uuid4().hex}"
+    settings.CACHES = {**settings.CACHES, "default": {**default, "KEY_PREFIX": prefix}}
 
 
 @pytest.fixture(autouse=True)

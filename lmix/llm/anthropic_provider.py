@@ -9,6 +9,7 @@ from . import structured
 from .base import CallConfig, Completion, LLMInvalidOutput, Message, T, Usage
 from .endpoints import api_base
 from .failures import SDKErrors, failed, translated
+from .pinning import pinned_http_client
 from .tokens import estimate_usage
 
 ERRORS = SDKErrors(anthropic.AnthropicError, anthropic.APITimeoutError, anthropic.APIStatusError)
@@ -19,11 +20,13 @@ DEFAULT_MAX_TOKENS = 1024
 
 
 def _client(config: CallConfig) -> anthropic.Anthropic:
+    base_url = api_base("anthropic", config.endpoint)
     return anthropic.Anthropic(
         api_key=config.api_key or NO_KEY,
-        base_url=api_base("anthropic", config.endpoint),
+        base_url=base_url,
         timeout=config.timeout,
         max_retries=config.max_retries,  # the SDK backs off on 429/5xx/dropped connections
+        http_client=pinned_http_client(base_url, anthropic.DefaultHttpxClient),
     )
 
 

@@ -101,3 +101,9 @@ class LLMUnavailable(LLMError):
 
 class LLMInvalidOutput(LLMError):
     user_message = "The model's answer did not match the expected format."
+
+
+class LLMEndpointRefused(LLMError):
+    """The endpoint is outside LMIX_LLM_ALLOWED_NETWORKS; the message says why."""
+
+    user_message = "The endpoint is outside the networks model endpoints may reach."

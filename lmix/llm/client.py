@@ -8,13 +8,16 @@ from typing import Any
 
 import pydantic
 from django.conf import settings
+from django.utils import timezone
 
+from ..crypto import UnreadableSecret
 from ..models import LLMCall, LLMModel
 from .base import (
     CallConfig,
     Completion,
     LLMAuthError,
     LLMBadRequest,
+    LLMEndpointRefused,
     LLMError,
     LLMInvalidOutput,
     LLMTimeout,
@@ -46,11 +49,16 @@ def call_config_for(
     except pydantic.ValidationError as error:
         fields = sorted({".".join(map(str, e["loc"])) or "config" for e in error.errors()})
         raise LLMBadRequest(f"The model's settings are invalid: {', '.join(fields)}.") from None
+    try:
+        api_key = model.api_key
+    except UnreadableSecret as error:
+        # No provider is called: it would only answer 401, and hide what to do.
+        raise LLMAuthError(error.message) from None
     return CallConfig(
         provider=model.provider,
         endpoint=normalize_endpoint(model.api_endpoint),
         model_id=model.model_id,
-        api_key=model.api_key,
+        api_key=api_key,
         params=params,
         timeout=timeout or settings.LLM_TIMEOUT_SECONDS,
         max_retries=settings.LLM_MAX_RETRIES,
@@ -58,11 +66,22 @@ def call_config_for(
     )
 
 
-def _save(row: dict[str, Any]) -> None:
+def _record_start(row: dict[str, Any]) -> LLMCall | None:
     try:
-        LLMCall.objects.create(**row)
+        return LLMCall.objects.create(**row)
     except Exception:
         # A lost diagnostics row must not turn a good answer into a failure.
+        log.warning("Could not record an LLM call (%s/%s)", row["kind"], row["purpose"])
+        return None
+
+
+def _record_end(call: LLMCall | None, row: dict[str, Any]) -> None:
+    try:
+        if call is None:
+            LLMCall.objects.create(**row)
+        else:
+            LLMCall.objects.filter(pk=call.pk).update(**row)
+    except Exception:
         log.warning("Could not record an LLM call (%s/%s)", row["kind"], row["purpose"])
 
 
@@ -78,8 +97,22 @@ def _recorded(
     owner: Any = None,
     messages: list[Message] | None = None,
     received: list[str] | None = None,
+    subject: str = "",
 ) -> Iterator[None]:
-    """Time the block and record it as an LLMCall, whether it succeeds, fails or is closed."""
+    """Time the block and record it as an LLMCall, whether it succeeds, fails or is closed.
+
+    The row is written before the call (unfinished) and completed after it, so a call cut
+    off by a dead worker still shows, without `finished_at`."""
+    row: dict[str, Any] = {
+        "owner_id": model.owner_id if model is not None else getattr(owner, "pk", None),
+        "llm_model": model,
+        "provider": model.provider if model is not None else provider,
+        "model_id": (model.model_id if model is not None else model_id)[:200],
+        "purpose": purpose[:64],
+        "subject": subject[:64],
+        "kind": kind,
+    }
+    call = _record_start(row)
     started = time.monotonic()
     error = ""
     try:
@@ -97,20 +130,14 @@ def _recorded(
         if received and not usage.completion_tokens:  # a stream cut short: count what came
             usage.completion_tokens = count_tokens("".join(received))
             usage.prompt_tokens = usage.prompt_tokens or count_message_tokens(messages or [])
-        _save(
-            {
-                "owner_id": model.owner_id if model is not None else getattr(owner, "pk", None),
-                "llm_model": model,
-                "provider": model.provider if model is not None else provider,
-                "model_id": (model.model_id if model is not None else model_id)[:200],
-                "purpose": purpose[:64],
-                "kind": kind,
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "latency_ms": round((time.monotonic() - started) * 1000),
-                "error": error,
-            }
+        row.update(
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            latency_ms=round((time.monotonic() - started) * 1000),
+            error=error,
+            finished_at=timezone.now(),
         )
+        _record_end(call, row)
 
 
 def llm_complete(
@@ -134,9 +161,11 @@ def llm_stream(
     overrides: dict | None = None,
     usage: Usage | None = None,
     variant: int = 0,
+    subject: str = "",
 ) -> Iterator[str]:
     """Text deltas as they arrive; `usage` is filled when the stream ends (or is closed).
-    `variant` numbers repeated takes of the same prompt (see CallConfig)."""
+    `variant` numbers repeated takes of the same prompt (see CallConfig); `subject` names
+    the record the call belongs to (see LLMCall.subject)."""
     usage = usage if usage is not None else Usage()
     received: list[str] = []
     with _recorded(
@@ -146,6 +175,7 @@ def llm_stream(
         model=model,
         messages=messages,
         received=received,
+        subject=subject,
     ):
         config = call_config_for(model, overrides, variant=variant)
         # closing(): when our caller stops early, the adapter's HTTP stream ends now, not at GC.
@@ -163,11 +193,14 @@ def llm_structured(
     purpose: str,
     overrides: dict | None = None,
     default: T | None = None,
+    subject: str = "",
 ) -> T:
     """An instance of `schema`; on output that will not validate, `default` if given."""
     usage = Usage()
     try:
-        with _recorded(kind="structured", purpose=purpose, usage=usage, model=model):
+        with _recorded(
+            kind="structured", purpose=purpose, usage=usage, model=model, subject=subject
+        ):
             config = call_config_for(model, overrides)
             return provider_for(config.provider).structured(config, messages, schema, usage)
     except LLMInvalidOutput:
@@ -217,7 +250,12 @@ def llm_test(
     owner: Any = None,
 ) -> dict[str, Any]:
     """A real round trip: list the models, or, where listing is not offered, a one-token
-    completion of `model_id`. Never raises for a provider's failure; `error` is safe to show."""
+    completion of `model_id`. Never raises for a provider's failure; `error` is safe to show.
+
+    Raises:
+        LLMEndpointRefused: the endpoint is outside LMIX_LLM_ALLOWED_NETWORKS; a refused
+            address is never connected to, so the test reveals nothing about it.
+    """
     started = time.monotonic()
     limit = settings.LLM_TEST_TIMEOUT_SECONDS
 
@@ -230,6 +268,8 @@ def llm_test(
     config = CallConfig(provider, endpoint, model_id, api_key, timeout=limit, max_retries=0)
     try:
         return result(ok=True, models=_list_models(config, owner))
+    except LLMEndpointRefused:
+        raise
     except LLMError as error:
         failure = error
     # A key refused or a server silent won't do better for a completion; a missing or odd
@@ -256,6 +296,8 @@ def llm_test(
             answer = provider_for(provider).complete(config, [Message("user", "Say OK.")])
             usage.prompt_tokens = answer.usage.prompt_tokens
             usage.completion_tokens = answer.usage.completion_tokens
+    except LLMEndpointRefused:
+        raise
     except LLMError as error:
         return result(ok=False, error=str(error))
     return result(ok=True)

@@ -10,6 +10,7 @@ import httpx2  # the transport under both SDKs; mid-stream failures surface as i
 from .base import (
     LLMAuthError,
     LLMBadRequest,
+    LLMEndpointRefused,
     LLMError,
     LLMRateLimited,
     LLMTimeout,
@@ -57,7 +58,21 @@ class SDKErrors:
     status: type[Exception]  # has .status_code
 
 
+def _refusal_under(exc: BaseException) -> LLMEndpointRefused | None:
+    """The endpoint policy's refusal at connection time (lmix/llm/pinning.py), which the SDK
+    wraps in its own connection error."""
+    link: BaseException | None = exc
+    for _ in range(10):  # a chain is short; a cyclic one must not hang us
+        if link is None or isinstance(link, LLMEndpointRefused):
+            break
+        link = link.__cause__ or link.__context__
+    return link if isinstance(link, LLMEndpointRefused) else None
+
+
 def _typed(sdk: SDKErrors, exc: Exception) -> LLMError:
+    refusal = _refusal_under(exc)
+    if refusal is not None:
+        return refusal
     if isinstance(exc, sdk.timeout | httpx2.TimeoutException):
         return LLMTimeout()
     if isinstance(exc, sdk.status):

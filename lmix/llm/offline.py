@@ -1,4 +1,12 @@
-"""The offline narrator: deterministic prose and schema-valid data built from the prompt."""
+"""The offline narrator: deterministic prose and schema-valid data built from the prompt.
+
+Two hooks let a caller get answers that fit its prompt rather than generic ones:
+- a pydantic schema with a classmethod `offline_answer(messages, variant)` answers
+  structured calls itself (from the compiled prompt); the generic builder is the fallback;
+- a prompt whose last user message holds a `SCENE TO NARRATE:` … `END OF SCENE` block of
+  `- Key: value` lines (Character, Intention, Interrupt, Result, Fact, Words) is narrated
+  from that block: what the character did, how it turned out, the facts, within Words.
+"""
 
 import hashlib
 import json
@@ -251,11 +259,114 @@ class _Builder:
         return None
 
 
+SCENE_START = "SCENE TO NARRATE:"
+SCENE_END = "END OF SCENE"
+_SCENE_LINE = re.compile(r"^- ([A-Za-z]+): (.*)$")
+_RESULT = re.compile(r"^(?P<who>[^:]+): (?P<what>.*) \((?P<result>[a-z]+)\)$")
+_RESULT_WORDS = {
+    "success": "and it works",
+    "partial": "and it only partly works",
+    "failure": "but it fails",
+    "interrupted": "but it is cut short",
+}
+_SCENE_OPENINGS = (
+    "The moment narrows around {name}.",
+    "For {name}, everything happens at once.",
+    "{name} feels the scene turn.",
+    "{name} takes it all in.",
+)
+_SCENE_CLOSINGS = (
+    "{name} breathes out and watches what comes next.",
+    "{name} holds still for a heartbeat, taking stock.",
+    "Whatever comes next, {name} is ready for it.",
+)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A scene to narrate, as a prompt marks it (see the module's docstring)."""
+
+    character: str
+    intentions: tuple[str, ...]
+    interrupts: tuple[str, ...]
+    results: tuple[str, ...]
+    facts: tuple[str, ...]
+    words: int
+
+    @classmethod
+    def read(cls, messages: list[Message]) -> "Scene | None":
+        last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        if SCENE_START not in last_user:
+            return None
+        block = last_user.split(SCENE_START, 1)[1].split(SCENE_END, 1)[0]
+        found: dict[str, list[str]] = {}
+        for line in block.splitlines():
+            match = _SCENE_LINE.match(line.strip())
+            if match:
+                found.setdefault(match[1].lower(), []).append(match[2].strip())
+        words = next((int(w) for w in found.get("words", []) if w.isdigit()), 60)
+        return cls(
+            character=(found.get("character") or [FALLBACK_SPEAKER])[0],
+            intentions=tuple(found.get("intention", [])),
+            interrupts=tuple(found.get("interrupt", [])),
+            results=tuple(found.get("result", [])),
+            facts=tuple(found.get("fact", [])),
+            words=max(words, 1),
+        )
+
+    def prose(self, prompt: Prompt) -> str:
+        """The scene in a few sentences, kept within about `words` words (at least one):
+        the interrupt and the character's own results first, then others' results, the
+        facts, an opening and a closing; told in reading order."""
+        name = self.character
+        results = [_result_sentence(r) for r in self.results]
+        told = " ".join(results)
+        facts = [_sentence(f) for f in self.facts if f.rstrip(".!? ") not in told]
+        # (priority, sentence) in reading order.
+        candidates = [(4, prompt.pick("scene-opening", _SCENE_OPENINGS).format(name=name))]
+        candidates += [(0, _sentence(f"Then, without warning: {r}")) for r in self.interrupts]
+        if not self.results:
+            candidates += [(1, _sentence(f"{name} means to act: {w}")) for w in self.intentions]
+        candidates += [
+            (1 if line.startswith(f"{name}:") else 2, sentence)
+            for line, sentence in zip(self.results, results, strict=True)
+        ]
+        candidates += [(3, fact) for fact in facts]
+        candidates.append((5, prompt.pick("scene-closing", _SCENE_CLOSINGS).format(name=name)))
+        chosen: set[int] = set()
+        used = 0
+        for index in sorted(range(len(candidates)), key=lambda i: (candidates[i][0], i)):
+            size = len(candidates[index][1].split())
+            if chosen and used + size > self.words:
+                continue
+            chosen.add(index)
+            used += size
+        return " ".join(sentence for i, (_, sentence) in enumerate(candidates) if i in chosen)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?…\"”'" else f"{text}."
+
+
+def _result_sentence(line: str) -> str:
+    match = _RESULT.match(line)
+    if match is None or match["result"] not in _RESULT_WORDS:
+        return _sentence(line)
+    what = match["what"].rstrip(". ")
+    return _sentence(f"{match['who']}: {what} — {_RESULT_WORDS[match['result']]}")
+
+
 class OfflineNarrator:
     """Registered like any adapter; never touches the network."""
 
     def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
-        text = Prompt.read(messages, config.variant).prose()
+        prompt = Prompt.read(messages, config.variant)
+        scene = Scene.read(messages)
+        text = scene.prose(prompt) if scene is not None else prompt.prose()
         return Completion(text, estimate_usage(messages, text))
 
     def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
@@ -272,20 +383,32 @@ class OfflineNarrator:
     def structured(
         self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
     ) -> T:
-        prompt = Prompt.read(messages, config.variant)
-        root = schema.model_json_schema()
-        # All fields first (richer); if a validator objects, only the required ones.
-        for required_only in (False, True):
-            data = _Builder(prompt, root, required_only).value(root, schema.__name__)
-            try:
-                result = schema.model_validate(data)
-            except ValidationError:
-                continue
+        for result in self._answers(config, messages, schema):
             answer = estimate_usage(messages, result.model_dump_json())
             usage.prompt_tokens += answer.prompt_tokens
             usage.completion_tokens += answer.completion_tokens
             return result
         raise LLMInvalidOutput()
+
+    def _answers(self, config: CallConfig, messages: list[Message], schema: type[T]) -> Iterator[T]:
+        """Valid answers, best first: the schema's own `offline_answer`, then the generic
+        builder with all fields (richer), then with the required ones only."""
+        own = getattr(schema, "offline_answer", None)
+        if callable(own):
+            try:
+                answer = schema.model_validate(own(messages, config.variant).model_dump())
+            except ValueError:  # pydantic's ValidationError among them: the generic answer
+                answer = None
+            if answer is not None:
+                yield answer
+        prompt = Prompt.read(messages, config.variant)
+        root = schema.model_json_schema()
+        for required_only in (False, True):
+            data = _Builder(prompt, root, required_only).value(root, schema.__name__)
+            try:
+                yield schema.model_validate(data)
+            except ValidationError:
+                continue
 
     def list_models(self, config: CallConfig) -> list[str]:
         return [MODEL_ID]

@@ -17,6 +17,7 @@ from .base import (
 )
 from .endpoints import api_base
 from .failures import SDKErrors, failed, translated
+from .pinning import pinned_http_client
 from .tokens import estimate_usage
 
 ERRORS = SDKErrors(openai.OpenAIError, openai.APITimeoutError, openai.APIStatusError)
@@ -26,11 +27,13 @@ NO_KEY = "no-key"
 
 
 def _client(config: CallConfig) -> openai.OpenAI:
+    base_url = api_base(config.provider, config.endpoint)
     client = openai.OpenAI(
         api_key=config.api_key or NO_KEY,
-        base_url=api_base(config.provider, config.endpoint),
+        base_url=base_url,
         timeout=config.timeout,
         max_retries=config.max_retries,  # the SDK backs off on 429/5xx/dropped connections
+        http_client=pinned_http_client(base_url, openai.DefaultHttpxClient),
     )
     # Nor may the server's OPENAI_ORG_ID / PROJECT_ID / ADMIN_KEY reach a user's endpoint.
     client.organization = client.project = client.admin_api_key = None

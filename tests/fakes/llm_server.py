@@ -19,6 +19,7 @@ import json
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -92,6 +93,7 @@ class FakeLLMServer:
         # Consulted when nothing is queued: return a Reply, or None for the default.
         self.responder: Callable[[RecordedRequest], Reply | None] | None = None
         self.requests: list[RecordedRequest] = []
+        self.emitted: list[tuple[float, float]] = []  # per OpenAI stream: first, last piece
         self._replies: list[Reply] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -161,6 +163,10 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # a handler stuck in a delay must not hold up stop()
     fake: FakeLLMServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client gone mid-stream
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -318,13 +324,19 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
             events.append({**chunk({}), "choices": [], "usage": usage})
         self._start_stream(reply.headers)
-        for event in events:
+        pieces = len(_chunks(text))  # events 1..pieces carry the text
+        written: list[float] = []
+        for position, event in enumerate(events):
             self._write_chunk(f"data: {json.dumps(event)}\n\n")
+            if 1 <= position <= pieces:
+                written.append(time.monotonic())
             if reply.chunk_delay and self.server.fake._stopping.wait(reply.chunk_delay):
                 self.close_connection = True  # cut the stream: the client must not hang
                 return
         self._write_chunk("data: [DONE]\n\n")
         self._end_stream()
+        # When the first and the last piece of text left: the fake's own emission time.
+        self.server.fake.emitted.append((written[0], written[-1]))
 
     # -- Anthropic -------------------------------------------------------------------------
 

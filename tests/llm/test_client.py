@@ -102,7 +102,7 @@ def test_stream_is_recorded_when_it_finishes(model_for, fake_llm):
     deltas = list(llm_stream(model=model_for(), messages=MESSAGES, purpose="turn", usage=usage))
     assert "".join(deltas) == "Footsteps on the stair, then silence."
     call = only_call()
-    assert call.kind == "stream" and call.error == ""
+    assert call.kind == "stream" and call.error == "" and call.finished_at is not None
     assert call.completion_tokens == usage.completion_tokens > 0
     assert call.prompt_tokens == usage.prompt_tokens > 0
 
@@ -111,9 +111,11 @@ def test_stream_closed_early_is_recorded_with_partial_usage(model_for, fake_llm)
     fake_llm.queue(text="one two three four five six seven eight nine ten", chunk_delay=0.05)
     stream = llm_stream(model=model_for(), messages=MESSAGES, purpose="turn")
     assert next(stream) == "one "
-    assert LLMCall.objects.count() == 0  # not until the stream ends
+    running = only_call()  # recorded before the stream, completed after it
+    assert running.finished_at is None and running.completion_tokens == 0
     stream.close()
     call = only_call()
+    assert call.pk == running.pk and call.finished_at is not None
     assert call.error == ""
     assert 0 < call.completion_tokens < 10
     assert call.prompt_tokens > 0

@@ -72,3 +72,110 @@ def test_login_without_csrf_is_refused(user):
     )
     assert response.status_code == 403
     assert get_user_model().objects.filter(username=user.username).exists()
+
+
+# --- throttling (lmix/throttles.py) ------------------------------------------------------------
+
+RIGHT = "a-good-password-1"  # tests.factories.UserFactory's
+
+
+def log_in(client: CsrfApiClient, username: str, password: str, **extra):
+    return client.post(
+        "/api/auth/login", {"username": username, "password": password}, format="json", **extra
+    )
+
+
+def fresh_client(**extra) -> CsrfApiClient:
+    client = CsrfApiClient(**extra)
+    client.csrf()
+    return client
+
+
+def assert_throttled(response, *, within: int) -> None:
+    assert response.status_code == 429, response.content
+    assert 1 <= int(response["Retry-After"]) <= within
+    detail = response.json()["detail"]
+    assert detail.startswith("Too many") and f"Try again in {response['Retry-After']} " in detail
+
+
+def test_25_wrong_passwords_lock_the_username_at_the_default_rate(anon_client, user):
+    answers = [log_in(anon_client, user.username, "nope").status_code for _ in range(25)]
+    assert answers == [400] * 10 + [429] * 15
+    assert_throttled(log_in(anon_client, user.username, RIGHT), within=60)
+    assert anon_client.get("/api/auth/me").status_code == 401
+
+
+def test_failed_logins_per_username_then_the_right_password_is_429(anon_client, user, settings):
+    settings.LMIX_LOGIN_RATE_PER_USERNAME = "3/min"
+    # Variants of the name share its count, and another address does not escape it.
+    for variant in (user.username.upper(), f"  {user.username.upper()} ", user.username.title()):
+        assert log_in(anon_client, variant, RIGHT).status_code == 400
+    assert_throttled(log_in(anon_client, f" {user.username}", RIGHT), within=60)
+    elsewhere = fresh_client(REMOTE_ADDR="10.0.0.9")
+    assert_throttled(log_in(elsewhere, user.username, RIGHT), within=60)
+    assert elsewhere.get("/api/auth/me").status_code == 401
+
+
+def test_another_username_from_the_same_address_works_until_the_address_limit(
+    user, other_user, settings
+):
+    settings.LMIX_LOGIN_RATE_PER_USERNAME = "3/min"
+    settings.LMIX_LOGIN_RATE_PER_ADDRESS = "5/min"
+    attacker, neighbour = fresh_client(), fresh_client()
+    for _ in range(3):
+        assert log_in(attacker, user.username, "nope").status_code == 400
+    assert log_in(attacker, user.username, RIGHT).status_code == 429  # not counted again
+    assert log_in(neighbour, other_user.username, RIGHT).status_code == 200  # not counted
+    neighbour.csrf()  # logging in rotates the token
+    for _ in range(2):  # failures 4 and 5 from this address
+        assert log_in(neighbour, other_user.username, "nope").status_code == 400
+    assert_throttled(log_in(neighbour, other_user.username, RIGHT), within=60)
+    assert (
+        log_in(fresh_client(REMOTE_ADDR="10.0.0.9"), other_user.username, RIGHT).status_code == 200
+    )
+
+
+def test_successful_logins_do_not_use_up_the_budget(user, settings):
+    settings.LMIX_LOGIN_RATE_PER_USERNAME = "2/min"
+    settings.LMIX_LOGIN_RATE_PER_ADDRESS = "2/min"
+    for _ in range(5):
+        assert log_in(fresh_client(), user.username, RIGHT).status_code == 200
+    client = fresh_client()
+    assert [log_in(client, user.username, "nope").status_code for _ in range(3)] == [400, 400, 429]
+
+
+def test_x_forwarded_for_is_ignored_unless_proxies_are_trusted(db, settings):
+    settings.LMIX_LOGIN_RATE_PER_ADDRESS = "3/min"
+    client = fresh_client()
+    forged = [
+        log_in(client, f"nobody{n}", "nope", HTTP_X_FORWARDED_FOR=f"10.1.0.{n}") for n in range(4)
+    ]
+    assert [r.status_code for r in forged] == [400, 400, 400, 429]
+
+    settings.LMIX_TRUSTED_PROXY_COUNT = 1  # the proxy's own entry is the last one
+    behind = [
+        log_in(client, f"somebody{n}", "nope", HTTP_X_FORWARDED_FOR=f"6.6.6.6, 10.2.0.{n}")
+        for n in range(4)
+    ]
+    assert [r.status_code for r in behind] == [400] * 4
+
+
+def test_signup_is_throttled_per_address(anon_client, user, settings):
+    settings.LMIX_SIGNUP_RATE_PER_ADDRESS = "2/hour"
+    taken = anon_client.post(
+        "/api/auth/signup", {"username": user.username, "password": RIGHT}, format="json"
+    )
+    assert taken.status_code == 400  # a refused sign-up counts too
+    first = fresh_client().post(
+        "/api/auth/signup", {"username": "ada", "password": RIGHT}, format="json"
+    )
+    assert first.status_code == 201
+    third = fresh_client().post(
+        "/api/auth/signup", {"username": "bob", "password": RIGHT}, format="json"
+    )
+    assert_throttled(third, within=3600)
+    assert not get_user_model().objects.filter(username="bob").exists()
+    elsewhere = fresh_client(REMOTE_ADDR="10.0.0.9").post(
+        "/api/auth/signup", {"username": "bob", "password": RIGHT}, format="json"
+    )
+    assert elsewhere.status_code == 201

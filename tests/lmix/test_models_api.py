@@ -189,16 +189,27 @@ def test_an_empty_bulk_add_is_refused(api):
         {"api_endpoint": "http://[::1", "model_id": "m"},
         [None],
         ["text"],
-        {"api_endpoint": "http://localhost:1/v1", "model_id": "x" + "-20240229" * 22},
+        {"api_endpoint": "http://localhost:1/v1", "model_id": ["m"]},
     ],
 )
-def test_odd_model_input_is_a_clear_400_or_created(api, payload):
+def test_odd_model_input_is_a_clear_400(api, payload):
+    before = LLMModel.objects.count()
     response = api.post("/api/models", payload, format="json")
-    assert response.status_code in {400, 201}, response.content
-    if response.status_code == 201:
-        assert len(response.json()["name"]) <= 200
-    else:
-        assert response.json()["detail"]
+    assert response.status_code == 400, response.content
+    assert response.json()["detail"]
+    assert LLMModel.objects.count() == before
+
+
+def test_a_long_model_id_gets_a_name_that_fits(api):
+    model_id = "x" + "-20240229" * 22
+    response = api.post(
+        "/api/models",
+        {"api_endpoint": "http://localhost:1/v1", "model_id": model_id},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["model_id"] == model_id
+    assert 0 < len(response.json()["name"]) <= 200
 
 
 def test_moving_a_model_to_another_host_drops_its_key(api, user):

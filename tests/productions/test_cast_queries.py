@@ -2,6 +2,7 @@
 
 import pytest
 
+from lmix.models import Persona
 from productions.knowledge import compile_knowledge
 from productions.selectors import cast_load
 from productions.services import production_create
@@ -15,26 +16,49 @@ from tests.factories import (
 )
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("size", [2, 6])
-def test_loading_a_cast_takes_a_fixed_number_of_queries(size, django_assert_num_queries):
+def make_cast(size: int):
     owner = UserFactory()
     groups = [AffiliationFactory(owner=owner) for _ in range(3)]
     assistants = []
     for index in range(size):
-        assistant = AssistantFactory(owner=owner, persona=PersonaFactory(owner=owner))
-        assistant.persona.affiliations.set(groups[: index % 4])
+        persona = PersonaFactory(owner=owner, known_as=f"Alias {index}" if index % 3 else "")
+        assistant = AssistantFactory(owner=owner, persona=persona)
+        # Every other persona belongs covertly: the flag is what the compiler reads.
+        assistant.persona.affiliations.set(
+            groups[: index % 4], through_defaults={"covert": index % 2 == 1}
+        )
         assistants.append(assistant)
-    production = production_create(
+    return production_create(
         owner=owner,
         name="p",
         world=WorldFactory(owner=owner),
         scenario=ScenarioFactory(owner=owner),
         assistants=assistants,
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("size", [2, 6])
+def test_loading_a_cast_takes_a_fixed_number_of_queries(size, django_assert_num_queries):
+    production = make_cast(size)
     with django_assert_num_queries(2):
         cast = cast_load(production=production)
         personas = [member.persona for member in cast]
+        prompts = [
+            compile_knowledge(
+                speaker=speaker, cast=personas, world=production.world, scenario=production.scenario
+            )
+            for speaker in personas
+        ]
+    assert any("(covert: only fellow members know you belong)" in p for p in prompts)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("size", [2, 6])
+def test_personas_loaded_without_memberships_cost_one_query_once(size, django_assert_num_queries):
+    production = make_cast(size)
+    personas = list(Persona.objects.filter(assistants__productions=production))
+    with django_assert_num_queries(1):
         for speaker in personas:
             compile_knowledge(
                 speaker=speaker, cast=personas, world=production.world, scenario=production.scenario

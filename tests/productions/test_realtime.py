@@ -37,12 +37,17 @@ async def test_owner_receives_the_stream_and_done(settings):
 
     kinds = [m["type"] for m in messages]
     assert kinds[0] == "turn.created" and kinds.count("turn.token") >= 3
-    seqs = [m["seq"] for m in messages]
-    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # numbered, no gaps
+    # State changes are numbered without gaps; deltas carry only their stream index.
+    states = [m for m in messages if m["type"] != "turn.token"]
+    seqs = [m["seq"] for m in states]
+    assert [m["type"] for m in states] == ["turn.created", "turn.done"]
+    assert seqs == [seqs[0], seqs[0] + 1]
     tokens = [m for m in messages if m["type"] == "turn.token"]
+    assert all("seq" not in m for m in tokens)
     assert [m["index"] for m in tokens] == list(range(len(tokens)))
     done = messages[-1]["turn"]
     assert "".join(m["delta"] for m in tokens) == done["content"]
+    assert done["token_count"] == len(tokens)
     assert "directive" not in done  # big bodies go over REST
     detail = await database_sync_to_async(client.get)(f"/api/productions/{production.id}")
     assert detail.json()["event_seq"] == seqs[-1]
@@ -50,13 +55,25 @@ async def test_owner_receives_the_stream_and_done(settings):
 
 
 async def test_another_users_socket_is_refused_and_hears_nothing():
-    owner, production, _ = await owner_and_production()
+    _, production, client = await owner_and_production()
     intruder = await database_sync_to_async(UserFactory)()
     intruder_client = await database_sync_to_async(logged_in_client)(intruder)
     communicator = socket(production.id, session_cookie(intruder_client))
     await communicator.connect()
     closed = await communicator.receive_output(timeout=5)
     assert closed == {"type": "websocket.close", "code": 4403}
+
+    # The production streams a whole turn; the owner hears it, the intruder nothing.
+    owners = socket(production.id, session_cookie(client))
+    await owners.connect()
+    assert (await owners.receive_json_from(timeout=5))["type"] == "ready"
+    await database_sync_to_async(client.post)(
+        f"/api/productions/{production.id}/turns", {}, format="json"
+    )
+    heard = await receive_until(owners, "turn.done")
+    assert "turn.token" in {m["type"] for m in heard}
+    assert await communicator.receive_nothing(timeout=0.5)
+    await owners.disconnect()
 
 
 async def test_anonymous_socket_is_told_to_log_in():
@@ -67,8 +84,36 @@ async def test_anonymous_socket_is_told_to_log_in():
 
 
 async def test_group_names_are_derived_on_the_server():
-    _, production, _ = await owner_and_production()
-    assert production_group(production.id) == f"production.{production.id}"
+    """A socket hears the production its URL names and its user owns, whatever the client
+    asks for: a message naming another production's group joins nothing."""
+    _, production, client = await owner_and_production()
+    _, own_production, intruder_client = await owner_and_production()
+    listener = socket(own_production.id, session_cookie(intruder_client))
+    await listener.connect()
+    assert (await listener.receive_json_from(timeout=5))["type"] == "ready"
+    target = production_group(production.id)
+    for attempt in [
+        {"type": "subscribe", "group": target},
+        {"type": "join", "production": str(production.id)},
+        {"type": "ping", "group": target},  # a known type with a group: still only a pong
+    ]:
+        await listener.send_json_to(attempt)
+        answer = await listener.receive_json_from(timeout=5)
+        assert answer["type"] in {"error", "pong"}
+        assert answer["type"] == "pong" or answer["code"] == "unknown_type"
+
+    owners = socket(production.id, session_cookie(client))
+    await owners.connect()
+    assert (await owners.receive_json_from(timeout=5))["type"] == "ready"
+    await database_sync_to_async(client.post)(
+        f"/api/productions/{production.id}/turns", {}, format="json"
+    )
+    await receive_until(owners, "turn.done")
+    assert await listener.receive_nothing(timeout=0.5)  # none of the other production's events
+    await listener.send_json_to({"type": "ping"})
+    assert await listener.receive_json_from(timeout=5) == {"type": "pong"}  # still open
+    for communicator in (owners, listener):
+        await communicator.disconnect()
 
 
 def openai_model(server: FakeLLMServer):

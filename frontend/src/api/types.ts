@@ -23,6 +23,8 @@ export interface Model {
   provider: Provider
   api_endpoint: string
   has_api_key: boolean
+  /** A key is stored but no longer decrypts (server key changed): enter it again. */
+  key_unreadable?: boolean
   model_id: string
   config: ModelConfig
   is_default: boolean
@@ -184,11 +186,16 @@ export interface TurnCreateInput {
   content?: string
 }
 
-/** Messages the production websocket sends. */
+/**
+ * Events the production websocket sends (its control frames `ready`, `pong` and `error`
+ * are handled by useLiveSocket). State events carry the production's `seq`; a streamed
+ * delta carries only its `index` within the turn's current run.
+ */
 export type ServerMessage =
   | { type: 'turn.created'; seq: number; turn: Turn }
-  | { type: 'turn.token'; seq: number; turn: Uuid; index: number; delta: string }
+  | { type: 'turn.token'; turn: Uuid; index: number; delta: string }
+  /** The turn's worker died: it is generated again from the start (text reset). */
+  | { type: 'turn.restarted'; seq: number; turn: Turn; attempt: number }
   | { type: 'turn.done'; seq: number; turn: Turn }
   | { type: 'turn.failed'; seq: number; turn: Turn }
   | { type: 'autoplay'; seq: number; autoplay_remaining: number }
-  | { type: 'pong'; seq?: number }

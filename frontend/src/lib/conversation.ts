@@ -1,12 +1,21 @@
-/** Applying production events to the local list of turns (pure state updates). */
+/** Applying production events and snapshots to the local list of turns (pure state updates). */
 import type { ServerMessage, Turn } from '@/api/types'
 
 export interface ConversationState {
   turns: Turn[]
   autoplayRemaining: number
+  /** Turns whose worker was lost and that are being written again: turn id → attempt. */
+  restarts: Record<string, number>
 }
 
+export const emptyConversation = (): ConversationState => ({ turns: [], autoplayRemaining: 0, restarts: {} })
+
 const STAGE: Record<Turn['status'], number> = { pending: 0, streaming: 1, done: 2, failed: 2, stopped: 2 }
+
+/** A turn still being produced. */
+export const isActive = (t: Pick<Turn, 'status'>) => t.status === 'pending' || t.status === 'streaming'
+
+const byCreation = (a: Turn, b: Turn) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)
 
 /** Insert or replace a turn, keeping the list ordered by creation time. */
 export function upsertTurn(turns: Turn[], turn: Turn): void {
@@ -19,7 +28,10 @@ export function upsertTurn(turns: Turn[], turn: Turn): void {
     // Socket copies carry no directive (big bodies come over REST): keep the one we have,
     // unless it is the empty one of a turn answered before its prompt was built.
     const next = turn.directive === undefined && old.directive?.length ? { ...turn, directive: old.directive } : turn
-    if (isActive(next) && old.content.length > next.content.length) {
+    // A stop answers with the last checkpoint, which may hold fewer deltas than already
+    // streamed here; the worker's own turn.done brings the whole text right after.
+    const keepsText = isActive(next) || (next.status === 'stopped' && isActive(old))
+    if (keepsText && old.content.length > next.content.length) {
       turns[at] = { ...next, content: old.content, token_count: old.token_count }
       return
     }
@@ -32,21 +44,34 @@ export function upsertTurn(turns: Turn[], turn: Turn): void {
 }
 
 /**
- * Apply one server message. Returns false when it refers to a turn we do not have
- * (the caller should re-read the production).
+ * Apply one server message. A delta is appended only when its `index` is the turn's
+ * `token_count`; one below it is already in the text (or the turn is finished) and is
+ * skipped. Returns false when the message cannot be placed (an unknown turn, or a delta
+ * past a hole): the caller should re-read the production.
  */
 export function applyMessage(state: ConversationState, msg: ServerMessage): boolean {
   switch (msg.type) {
     case 'turn.created':
+      upsertTurn(state.turns, msg.turn)
+      return true
     case 'turn.done':
     case 'turn.failed':
       upsertTurn(state.turns, msg.turn)
+      delete state.restarts[msg.turn.id]
       return true
+    case 'turn.restarted': {
+      // Back to pending with no text: the one lifecycle step back, so no upsert rules.
+      const at = state.turns.findIndex((t) => t.id === msg.turn.id)
+      if (at >= 0) state.turns[at] = msg.turn
+      else upsertTurn(state.turns, msg.turn)
+      state.restarts[msg.turn.id] = msg.attempt
+      return true
+    }
     case 'turn.token': {
       const turn = state.turns.find((t) => t.id === msg.turn)
       if (!turn) return false
-      // A re-read turn already holds its first `token_count` deltas: skip those.
-      if (msg.index < (turn.token_count ?? 0)) return true
+      if (!isActive(turn) || msg.index < turn.token_count) return true
+      if (msg.index > turn.token_count) return false
       turn.content += msg.delta
       turn.token_count = msg.index + 1
       if (turn.status === 'pending') turn.status = 'streaming'
@@ -60,5 +85,37 @@ export function applyMessage(state: ConversationState, msg: ServerMessage): bool
   }
 }
 
-/** A turn still being produced. */
-export const isActive = (t: Pick<Turn, 'status'>) => t.status === 'pending' || t.status === 'streaming'
+/**
+ * How many deltas of a turn's current run the state holds (the next index expected):
+ * Infinity once the turn is finished, undefined for a turn it does not have.
+ */
+export function tokenPosition(state: ConversationState, turnId: string): number | undefined {
+  const turn = state.turns.find((t) => t.id === turnId)
+  if (!turn) return undefined
+  return isActive(turn) ? turn.token_count : Infinity
+}
+
+/**
+ * The turns of a fresh snapshot, ordered by creation. A streaming turn's stored text lags
+ * its live deltas (it is checkpointed every ~250 ms), so with `keepStreamed` (no state
+ * event was missed since the local copy, hence no restart) a local text that holds more
+ * deltas of the same run is kept rather than shrinking back to the checkpoint.
+ */
+export function mergeSnapshot(local: Turn[], fresh: Turn[], keepStreamed: boolean): Turn[] {
+  const mine = new Map(local.map((t) => [t.id, t]))
+  return fresh
+    .map((turn) => {
+      const old = mine.get(turn.id)
+      if (keepStreamed && old && isActive(old) && isActive(turn) && old.token_count > turn.token_count) {
+        return { ...turn, content: old.content, token_count: old.token_count, status: 'streaming' as const }
+      }
+      return turn
+    })
+    .sort(byCreation)
+}
+
+/** Only turns still being written again keep their "worker lost" note. */
+export function keepRestarts(restarts: Record<string, number>, turns: Turn[]): Record<string, number> {
+  const active = new Set(turns.filter(isActive).map((t) => t.id))
+  return Object.fromEntries(Object.entries(restarts).filter(([id]) => active.has(id)))
+}

@@ -1,4 +1,3 @@
-import { flushPromises } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '@/api/http'
@@ -113,53 +112,82 @@ describe('conversation store', () => {
 
   it('streams socket events into the visible branch', async () => {
     const conv = await loaded(baseTurns(), 10)
-    conv.handleSocket({ type: 'turn.created', seq: 11, turn: makeTurn({ id: 't4', parent: 't3', status: 'pending', created_at: at(4) }) })
-    conv.handleSocket({ type: 'turn.token', seq: 12, turn: 't4', index: 0, delta: 'Fine, ' })
-    conv.handleSocket({ type: 'turn.token', seq: 13, turn: 't4', index: 1, delta: 'thanks' })
+    conv.apply({ type: 'turn.created', seq: 11, turn: makeTurn({ id: 't4', parent: 't3', status: 'pending', created_at: at(4) }) })
+    expect(conv.tokenPosition('t4')).toBe(0)
+    conv.apply({ type: 'turn.token', turn: 't4', index: 0, delta: 'Fine, ' })
+    conv.apply({ type: 'turn.token', turn: 't4', index: 1, delta: 'thanks' })
+    expect(conv.tokenPosition('t4')).toBe(2)
     expect(ids(conv)).toEqual(['t1', 't2', 't3', 't4'])
     expect(conv.path.at(-1)?.turn).toMatchObject({ content: 'Fine, thanks', status: 'streaming' })
-    conv.handleSocket({
+    conv.apply({
       type: 'turn.done',
-      seq: 14,
+      seq: 12,
       turn: makeTurn({ id: 't4', parent: 't3', content: 'Fine, thanks.', status: 'done', completion_tokens: 3, created_at: at(4) }),
     })
     expect(conv.path.at(-1)?.turn).toMatchObject({ content: 'Fine, thanks.', status: 'done', completion_tokens: 3 })
+    expect(conv.tokenPosition('t4')).toBe(Infinity)
     expect(api.getProduction).toHaveBeenCalledTimes(1)
   })
 
-  it('re-reads the production on a seq gap and after every (re)connect', async () => {
-    const conv = await loaded(baseTurns(), 10)
-    const fresh = [...baseTurns(), makeTurn({ id: 't4', parent: 't3', content: 'Server copy', created_at: at(4) })]
-    vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ turns: fresh, head: 't4', event_seq: 15 }))
-    conv.handleSocket({ type: 'turn.token', seq: 13, turn: 't4', index: 3, delta: 'x' }) // 11, 12 missing
-    await flushPromises()
-    expect(api.getProduction).toHaveBeenCalledTimes(2)
-    expect(ids(conv)).toEqual(['t1', 't2', 't3', 't4'])
-    expect(conv.path.at(-1)?.turn.content).toBe('Server copy')
+  it('shows a restarted turn being written again, then finished', async () => {
+    const live = makeTurn({ id: 't4', parent: 't3', status: 'streaming', content: 'Half', token_count: 1, created_at: at(4) })
+    const conv = await loaded([...baseTurns(), live], 10)
+    conv.apply({ type: 'turn.restarted', seq: 11, attempt: 2, turn: { ...live, status: 'pending', content: '', token_count: 0 } })
+    expect(conv.path.at(-1)?.turn).toMatchObject({ status: 'pending', content: '' })
+    expect(conv.restarts).toEqual({ t4: 2 })
+    conv.apply({ type: 'turn.token', turn: 't4', index: 0, delta: 'Whole' })
+    expect(conv.path.at(-1)?.turn).toMatchObject({ status: 'streaming', content: 'Whole' })
+    conv.apply({ type: 'turn.done', seq: 12, turn: { ...live, status: 'done', content: 'Whole.', token_count: 2 } })
+    expect(conv.restarts).toEqual({})
+  })
 
-    conv.handleSocket({ type: 'socket.open' })
-    await flushPromises()
-    expect(api.getProduction).toHaveBeenCalledTimes(3)
+  it('re-reads with the seq it knows: streamed text ahead of the checkpoint is kept only if no event was missed', async () => {
+    const live = makeTurn({ id: 't4', parent: 't3', status: 'streaming', content: '', token_count: 0, created_at: at(4) })
+    const conv = await loaded([...baseTurns(), live], 10)
+    conv.apply({ type: 'turn.token', turn: 't4', index: 0, delta: 'One ' })
+    conv.apply({ type: 'turn.token', turn: 't4', index: 1, delta: 'two' })
+    const checkpoint = { ...live, content: 'One ', token_count: 1 }
+    vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ turns: [...baseTurns(), checkpoint], head: 't4', event_seq: 10 }))
+    expect(await conv.load('prod1', { since: 10 })).toBe(10)
+    expect(conv.path.at(-1)?.turn).toMatchObject({ content: 'One two', token_count: 2 })
+    // With an event missed (seq 11 unknown here), the snapshot is the truth.
+    vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ turns: [...baseTurns(), checkpoint], head: 't4', event_seq: 11 }))
+    expect(await conv.load('prod1', { since: 10 })).toBe(11)
+    expect(conv.path.at(-1)?.turn).toMatchObject({ content: 'One ', token_count: 1 })
+  })
+
+  it('records a failed read and rejects, so the socket retries it', async () => {
+    const conv = await loaded()
+    vi.mocked(api.getProduction).mockRejectedValue(new ApiError(503, 'Down.'))
+    await expect(conv.load('prod1', { since: 10 })).rejects.toThrow('Down.')
+    expect(conv.loadError?.status).toBe(503)
+    expect(ids(conv)).toEqual(['t1', 't2', 't3'])
   })
 
   it('does not jump to a branch someone else extends', async () => {
     const conv = await loaded()
     // A turn under t1 (not the end of the visible branch) arrives.
-    conv.handleSocket({ type: 'turn.created', seq: 11, turn: makeTurn({ id: 'x', parent: 't1', created_at: at(8) }) })
+    conv.apply({ type: 'turn.created', seq: 11, turn: makeTurn({ id: 'x', parent: 't1', created_at: at(8) }) })
     expect(ids(conv)).toEqual(['t1', 't2', 't3'])
     expect(conv.path[1]).toMatchObject({ siblingIndex: 1, siblingCount: 2 })
   })
 
-  it('re-reads a live turn to show its directive (socket turns carry none)', async () => {
-    const conv = await loaded(baseTurns(), 10)
+  it('reads the directives of live turns to show one (socket turns carry none), keeping the rest', async () => {
+    const live = makeTurn({ id: 't4', parent: 't3', status: 'streaming', content: 'Still going', token_count: 2, created_at: at(4) })
+    const conv = await loaded([...baseTurns(), live], 10)
     conv.production!.show_directive = true
-    const withDirective = baseTurns().map((t) => ({ ...t, directive: [{ role: 'system', content: `You are ${t.speaker_name}.` }] }))
-    vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ show_directive: true, turns: withDirective, head: 't3', event_seq: 10 }))
+    const withDirective = [...baseTurns(), { ...live, content: 'Still', token_count: 1 }].map((t) => ({
+      ...t,
+      directive: [{ role: 'system', content: `You are ${t.speaker_name}.` }],
+    }))
+    vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ show_directive: true, turns: withDirective, head: 't4', event_seq: 12 }))
     await conv.openDirective(conv.turns[2]!)
     expect(api.getProduction).toHaveBeenCalledTimes(2)
     expect(conv.directiveTurn?.directive).toEqual([{ role: 'system', content: 'You are Alice.' }])
+    // Only directives were taken: the streaming text is not set back to the checkpoint.
+    expect(conv.turns[3]).toMatchObject({ content: 'Still going', token_count: 2 })
     // A later socket copy without the directive keeps it.
-    conv.handleSocket({ type: 'turn.done', seq: 11, turn: { ...baseTurns()[2]!, content: 'Edited' } })
+    conv.apply({ type: 'turn.done', seq: 11, turn: { ...baseTurns()[2]!, content: 'Edited' } })
     expect(conv.directiveTurn).toMatchObject({ content: 'Edited', directive: [{ role: 'system', content: 'You are Alice.' }] })
   })
 })

@@ -1,12 +1,23 @@
-/** One production's conversation: its turns, the visible branch, and the actions on it. */
+/**
+ * One production's conversation: its turns, the visible branch, and the actions on it.
+ * The page's live socket (useLiveSocket in ProductionView) feeds it: `load` is its re-read,
+ * `apply` takes each in-order event, `tokenPosition` says which delta of a turn comes next.
+ */
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
 import * as api from '@/api/productions'
 import { ApiError } from '@/api/http'
 import type { ProductionDetail, ServerMessage, Turn } from '@/api/types'
 import { siblingLeaf, visiblePath } from '@/lib/branches'
-import { applyMessage, isActive, type ConversationState } from '@/lib/conversation'
-import { EventSync } from '@/lib/sequence'
+import {
+  applyMessage,
+  emptyConversation,
+  isActive,
+  keepRestarts,
+  mergeSnapshot,
+  tokenPosition as positionIn,
+  type ConversationState,
+} from '@/lib/conversation'
 import { useToastsStore } from './toasts'
 
 export type ProductionInfo = Omit<ProductionDetail, 'turns' | 'head' | 'autoplay_remaining' | 'event_seq'>
@@ -16,7 +27,7 @@ export const useConversationStore = defineStore('conversation', () => {
 
   const productionId = ref<string | null>(null)
   const production = ref<ProductionInfo | null>(null)
-  const state = ref<ConversationState>({ turns: [], autoplayRemaining: 0 })
+  const state = ref<ConversationState>(emptyConversation())
   const leafId = ref<string | null>(null)
   const loading = ref(false)
   const loadError = ref<ApiError | null>(null)
@@ -27,6 +38,8 @@ export const useConversationStore = defineStore('conversation', () => {
 
   const turns = computed(() => state.value.turns)
   const autoplayRemaining = computed(() => state.value.autoplayRemaining)
+  /** Turns being written again after their worker was lost: turn id → attempt. */
+  const restarts = computed(() => state.value.restarts)
   const path = computed(() => visiblePath(state.value.turns, leafId.value))
   /** The last turn of the visible branch: where new turns attach. */
   const branchEnd = computed<Turn | null>(() => path.value[path.value.length - 1]?.turn ?? null)
@@ -35,39 +48,41 @@ export const useConversationStore = defineStore('conversation', () => {
   const castById = computed(() => new Map((production.value?.cast ?? []).map((c) => [c.id, c])))
   const directiveTurn = computed(() => state.value.turns.find((t) => t.id === directiveTurnId.value) ?? null)
 
-  function applySnapshot(detail: ProductionDetail) {
+  function applySnapshot(detail: ProductionDetail, keepStreamed: boolean) {
     const { turns: list, head, autoplay_remaining, event_seq: _seq, ...info } = detail
     production.value = info
-    state.value = { turns: [...list].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)), autoplayRemaining: autoplay_remaining }
+    const turnList = mergeSnapshot(state.value.turns, list, keepStreamed)
+    state.value = { turns: turnList, autoplayRemaining: autoplay_remaining, restarts: keepRestarts(state.value.restarts, turnList) }
     // Keep the branch being looked at; otherwise follow the server's head.
     if (!leafId.value || !list.some((t) => t.id === leafId.value)) leafId.value = head
   }
 
-  const sync = new EventSync<ServerMessage>({
-    apply: (msg) => {
-      const end = branchEnd.value
-      const ok = applyMessage(state.value, msg)
-      if (ok && msg.type === 'turn.created') follow(msg.turn, end)
-      return ok
-    },
-    resync: async () => {
-      if (!productionId.value) return 0
-      const detail = await api.getProduction(productionId.value)
-      applySnapshot(detail)
-      return detail.event_seq
-    },
-  })
+  /** Apply one in-order socket event; false when it cannot be placed (re-read then). */
+  function apply(msg: ServerMessage): boolean {
+    const end = branchEnd.value
+    const ok = applyMessage(state.value, msg)
+    if (ok && msg.type === 'turn.created') follow(msg.turn, end)
+    return ok
+  }
+
+  /** The next delta index expected for a turn (Infinity once finished, undefined if unknown). */
+  const tokenPosition = (turnId: string) => positionIn(state.value, turnId)
 
   /** A new turn attached to the end of the visible branch becomes its new end. */
   function follow(turn: Turn, end: Turn | null) {
     if ((end === null && turn.parent === null) || (end && turn.parent === end.id)) leafId.value = turn.id
   }
 
-  async function load(id: string): Promise<void> {
+  /**
+   * Read the production (first load, and the socket's every re-read). `since` is the last
+   * event seq applied here: if the snapshot holds no newer one, text streamed past its
+   * checkpoint is kept. Returns the snapshot's `event_seq`; rejects when it cannot be read.
+   */
+  async function load(id: string, { since = null }: { since?: number | null } = {}): Promise<number> {
     if (productionId.value !== id) {
       productionId.value = id
       production.value = null
-      state.value = { turns: [], autoplayRemaining: 0 }
+      state.value = emptyConversation()
       leafId.value = null
       directiveTurnId.value = null
     }
@@ -75,20 +90,14 @@ export const useConversationStore = defineStore('conversation', () => {
     loadError.value = null
     try {
       const detail = await api.getProduction(id)
-      if (productionId.value !== id) return
-      applySnapshot(detail)
-      sync.reset(detail.event_seq)
+      if (productionId.value === id) applySnapshot(detail, since !== null && detail.event_seq === since)
+      return detail.event_seq
     } catch (e) {
-      loadError.value = e instanceof ApiError ? e : new ApiError(0, String(e))
+      if (productionId.value === id) loadError.value = e instanceof ApiError ? e : new ApiError(0, String(e))
+      throw e
     } finally {
       loading.value = false
     }
-  }
-
-  /** Feed one socket message (or the socket's own open event: re-read everything). */
-  function handleSocket(msg: ServerMessage | { type: 'socket.open' }) {
-    if (msg.type === 'socket.open') void sync.resync()
-    else if (msg.type !== 'pong') sync.handle(msg)
   }
 
   function insertOwn(turn: Turn) {
@@ -160,15 +169,25 @@ export const useConversationStore = defineStore('conversation', () => {
   }
 
   /**
-   * Show a turn's directive. Socket messages do not carry directives, so a turn that
-   * arrived live is re-read over REST first.
+   * Show a turn's directive. Socket messages do not carry directives, so for a turn that
+   * arrived live they are read over REST (only the directives are taken from that read:
+   * the socket keeps the rest of the state).
    */
   async function openDirective(turn: Turn | null) {
     directiveTurnId.value = turn?.id ?? null
     if (!turn || turn.directive !== undefined || !production.value?.show_directive) return
+    const id = productionId.value as string
     directiveLoading.value = true
     try {
-      await sync.resync()
+      const detail = await api.getProduction(id)
+      if (productionId.value !== id) return
+      const directives = new Map(detail.turns.map((t) => [t.id, t.directive]))
+      for (const t of state.value.turns) {
+        const directive = directives.get(t.id)
+        if (t.directive === undefined && directive !== undefined) t.directive = directive
+      }
+    } catch (e) {
+      toasts.error(e)
     } finally {
       directiveLoading.value = false
     }
@@ -190,8 +209,10 @@ export const useConversationStore = defineStore('conversation', () => {
     sending,
     directiveTurn,
     directiveLoading,
+    restarts,
     load,
-    handleSocket,
+    apply,
+    tokenPosition,
     speak,
     regenerate,
     sendDirector,

@@ -43,6 +43,7 @@ describe('ProductionView', () => {
   beforeEach(() => {
     vi.stubGlobal('WebSocket', FakeSocket)
     setActivePinia(createPinia())
+    vi.clearAllMocks()
   })
   afterEach(() => vi.unstubAllGlobals())
 
@@ -78,9 +79,12 @@ describe('ProductionView', () => {
 
   it('plays an assistant and streams its reply token by token', async () => {
     const w = await mountView(makeDetail({ event_seq: 4 }))
+    expect(api.getProduction).toHaveBeenCalledTimes(1) // read at once, before the socket is up
     FakeSocket.last!.readyState = 1
     FakeSocket.last!.onopen?.()
+    FakeSocket.last!.push({ type: 'ready' })
     await flushPromises()
+    expect(api.getProduction).toHaveBeenCalledTimes(2) // and again once the socket has joined
     expect(w.find(q('connection-status')).attributes('data-status')).toBe('open')
 
     vi.mocked(api.createTurn).mockResolvedValue(makeTurn({ id: 'n1', assistant: 'as2', speaker_name: 'Bob', status: 'pending', created_at: at(1) }))
@@ -92,22 +96,51 @@ describe('ProductionView', () => {
     // Playing again while a turn is generating is blocked.
     expect((w.find(q('turn-next')).element as HTMLButtonElement).disabled).toBe(true)
 
-    FakeSocket.last!.push({ type: 'turn.token', seq: 5, turn: 'n1', index: 0, delta: 'Good ' })
-    FakeSocket.last!.push({ type: 'turn.token', seq: 6, turn: 'n1', index: 1, delta: 'afternoon' })
+    FakeSocket.last!.push({ type: 'turn.token', turn: 'n1', index: 0, delta: 'Good ' })
+    FakeSocket.last!.push({ type: 'turn.token', turn: 'n1', index: 1, delta: 'afternoon' })
+    FakeSocket.last!.push({ type: 'turn.token', turn: 'n1', index: 1, delta: 'afternoon' }) // a duplicate
     await flushPromises()
-    expect(w.find(q('turn-content')).text()).toContain('Good afternoon')
+    expect(w.find(q('turn-content')).text()).toBe('Good afternoon')
     expect(w.find(q('turn-item')).attributes('data-status')).toBe('streaming')
     expect(w.find(q('turn-stop')).exists()).toBe(true)
 
     FakeSocket.last!.push({
       type: 'turn.done',
-      seq: 7,
+      seq: 5,
       turn: makeTurn({ id: 'n1', assistant: 'as2', speaker_name: 'Bob', content: 'Good afternoon.', status: 'done', created_at: at(1) }),
     })
     await flushPromises()
     expect(w.find(q('turn-item')).attributes('data-status')).toBe('done')
     expect(w.find(q('turn-typing')).exists()).toBe(false)
     expect((w.find(q('turn-next')).element as HTMLButtonElement).disabled).toBe(false)
+    expect(api.getProduction).toHaveBeenCalledTimes(2)
+  })
+
+  it('says when a lost worker makes a turn be written again', async () => {
+    const live = makeTurn({ id: 'n1', status: 'streaming', content: 'Half a', token_count: 2, created_at: at(1) })
+    const w = await mountView(makeDetail({ event_seq: 4, turns: [live], head: 'n1' }))
+    FakeSocket.last!.push({ type: 'ready' })
+    await flushPromises()
+    FakeSocket.last!.push({ type: 'turn.restarted', seq: 5, attempt: 2, turn: { ...live, status: 'pending', content: '', token_count: 0 } })
+    await flushPromises()
+    expect(w.find(q('turn-restarted')).text()).toBe('Worker lost — writing again (attempt 2)')
+    FakeSocket.last!.push({ type: 'turn.token', turn: 'n1', index: 0, delta: 'A whole' })
+    await flushPromises()
+    expect(w.find(q('turn-content')).text()).toBe('A whole')
+    expect(w.find(q('turn-restarted')).exists()).toBe(true)
+    FakeSocket.last!.push({ type: 'turn.done', seq: 6, turn: { ...live, status: 'done', content: 'A whole sentence.', token_count: 2 } })
+    await flushPromises()
+    expect(w.find(q('turn-restarted')).exists()).toBe(false)
+  })
+
+  it('stops for good and says so when access ends (4403: e.g. the production was deleted)', async () => {
+    const w = await mountView()
+    FakeSocket.last!.onclose?.({ code: 4403 })
+    await flushPromises()
+    expect(w.find(q('access-ended')).text()).toContain('no longer available')
+    expect(w.find(q('connection-status')).attributes('data-status')).toBe('failed')
+    expect(w.find(q('connection-status')).text()).toContain('Access ended')
+    expect(w.findAll(q('cast-play')).every((b) => (b.element as HTMLButtonElement).disabled)).toBe(true)
   })
 
   it('switches between sibling branches with the arrows', async () => {

@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from lmix.demo import DEMO_ADMIN, DEMO_USERS
+from lmix.realtime.sweeper import start_sweeper, stop_sweeper
 
 
 class Command(BaseCommand):
@@ -44,10 +45,12 @@ class Command(BaseCommand):
         run_worker = worker == "yes" or (worker == "auto" and embedded)
         with ExitStack() as stack:
             if run_worker:
-                from lmix.embedded_worker import embedded_sweeper, embedded_worker
+                from lmix.embedded_worker import embedded_worker
 
                 stack.enter_context(embedded_worker())
-                stack.enter_context(embedded_sweeper())
+            # Every process sweeps, so lost work is found even with no beat (docs/tasks.md).
+            start_sweeper()
+            stack.callback(stop_sweeper)
             if not quiet:
                 self._banner(host, port, run_worker)
             Server(

@@ -6,7 +6,7 @@ import TurnItem from './TurnItem.vue'
 
 const q = (id: string) => `[data-testid="${id}"]`
 
-function mountTurn(turn: Turn, extra: Partial<{ siblingIndex: number; siblingCount: number; showDirective: boolean; busy: boolean }> = {}) {
+function mountTurn(turn: Turn, extra: Partial<{ siblingIndex: number; siblingCount: number; showDirective: boolean; busy: boolean; restartAttempt: number }> = {}) {
   return mount(TurnItem, { props: { turn, siblingIndex: 1, siblingCount: 1, showDirective: false, busy: false, ...extra } })
 }
 
@@ -60,5 +60,11 @@ describe('TurnItem', () => {
     expect(w.attributes('data-speaker-kind')).toBe('director')
     expect(w.find(q('turn-speaker')).text()).toBe('Director')
     expect(w.find(q('turn-regenerate')).exists()).toBe(false)
+  })
+
+  it('notes a turn being written again after its worker was lost, while it is active', () => {
+    const w = mountTurn(makeTurn({ id: 't', status: 'pending' }), { restartAttempt: 2 })
+    expect(w.find(q('turn-restarted')).text()).toBe('Worker lost — writing again (attempt 2)')
+    expect(mountTurn(makeTurn({ id: 't', content: 'x' }), { restartAttempt: 2 }).find(q('turn-restarted')).exists()).toBe(false)
   })
 })

@@ -1,0 +1,151 @@
+"""The shared base of LMiX websocket consumers: joining server-derived groups, a table of
+inbound handlers, one error frame, and revocation."""
+
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from lmix.errors import ApplicationError
+
+from .codes import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED
+from .publish import remember_server_loop
+
+__all__ = ["CLOSE_FORBIDDEN", "CLOSE_UNAUTHENTICATED", "GroupConsumer", "Handler"]
+
+# An inbound message handler: (consumer, the decoded message) → None.
+Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
+
+MAX_MESSAGE_CHARS = 64 * 1024
+
+
+class GroupConsumer(AsyncJsonWebsocketConsumer):
+    """Accepts, checks the session's user with `authorize`, joins the groups it returns.
+
+    The groups are derived on the server; a client can never choose what it subscribes to.
+    Inbound messages are JSON objects `{"type": ...}` dispatched through `handlers`, which
+    subclasses extend:
+
+        async def on_vote(self, message): ...
+        handlers = GroupConsumer.handlers | {"vote": on_vote}
+
+    Anything else is answered with one error frame (`send_error`) that never echoes the
+    input. A `revoke` published to a joined group makes the matching sockets leave their
+    groups and close; a ping older than `recheck_seconds` since the last check asks
+    `authorize` again, the backstop for a revocation the layer dropped.
+    """
+
+    recheck_seconds: ClassVar[float] = 30
+    groups_joined: list[str]
+    live: bool  # joined and ready; False again once it leaves
+    checked_at: float
+
+    async def authorize(self, user: Any) -> list[str] | None:
+        """Return the groups this user may join on this socket, or None to refuse."""
+        raise NotImplementedError
+
+    async def connect(self) -> None:
+        remember_server_loop()
+        self.groups_joined, self.live = [], False
+        await self.accept()
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        groups = await self.authorize(user)
+        if groups is None:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        for group in groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.groups_joined = list(groups)
+        # A revocation published between the check and the joins missed this socket; one
+        # published from now on reaches it. Checking again closes that gap.
+        if not await self.still_authorized():
+            return
+        self.live = True
+        await self.send_json({"type": "ready"})
+
+    async def disconnect(self, code: int) -> None:
+        await self.leave_groups()
+
+    async def leave_groups(self) -> None:
+        self.live = False
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups_joined = []
+
+    async def still_authorized(self) -> bool:
+        """Ask `authorize` again; leave and close with 4403 when a joined group is no
+        longer allowed."""
+        allowed = await self.authorize(self.scope["user"])
+        self.checked_at = time.monotonic()
+        if allowed is not None and set(self.groups_joined) <= set(allowed):
+            return True
+        await self.leave_groups()
+        await self.close(code=CLOSE_FORBIDDEN)
+        return False
+
+    # Inbound messages.
+
+    async def on_ping(self, message: dict[str, Any]) -> None:
+        stale = time.monotonic() - self.checked_at >= self.recheck_seconds
+        if stale and not await self.still_authorized():
+            return
+        await self.send_json({"type": "pong"})
+
+    handlers: ClassVar[dict[str, Handler]] = {"ping": on_ping}
+
+    async def send_error(self, code: str, detail: str) -> None:
+        """The one error frame: a stable `code` for programs, a `detail` for people."""
+        await self.send_json({"type": "error", "code": code, "detail": detail})
+
+    async def receive(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs
+    ) -> None:
+        if not self.live:  # refused or revoked, and closing: nothing more is answered
+            return
+        if text_data is None:
+            await self.send_error("invalid_json", "Messages must be JSON text.")
+            return
+        if len(text_data) > MAX_MESSAGE_CHARS:
+            await self.send_error(
+                "too_large", f"Messages are at most {MAX_MESSAGE_CHARS} characters."
+            )
+            return
+        try:
+            content = json.loads(text_data)
+            # A lone surrogate (\ud800) parses, but can be neither stored nor sent on.
+            json.dumps(content, ensure_ascii=False).encode()
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
+            await self.send_error("invalid_json", "Messages must be JSON in valid Unicode.")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content: Any, **kwargs) -> None:
+        kind = content.get("type") if isinstance(content, dict) else None
+        handler = self.handlers.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            known = ", ".join(sorted(self.handlers))
+            await self.send_error(
+                "unknown_type", f"Unknown message type; this socket takes: {known}."
+            )
+            return
+        try:
+            await handler(self, content)
+        except ApplicationError as error:
+            await self.send_error("rejected", error.message)
+
+    # Messages from the channel layer.
+
+    async def group_event(self, event: dict[str, Any]) -> None:
+        if self.live:  # events already queued when it left are not sent
+            await self.send_json(event["payload"])
+
+    async def group_revoke(self, message: dict[str, Any]) -> None:
+        user_id = message.get("user_id")
+        if user_id is None or user_id == str(self.scope["user"].pk):
+            await self.leave_groups()
+            await self.close(code=message.get("close_code", CLOSE_FORBIDDEN))

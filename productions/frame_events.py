@@ -1,0 +1,88 @@
+"""Frame sockets: their groups, the frame's sequence, and the ways to publish to them.
+What each synthesis event holds, and who reads it, is in synthesis/events.py.
+
+Every socket on a frame joins the frame group and exactly one audience group: the GM's,
+or its player's seat's. Events whose body is the same for everyone go to the frame group;
+events whose body depends on the reader (another player's liquid under
+`liquid_visibility`, a narrative) go to each audience group with the body that audience
+may read, so no socket gets one event twice. Choosing audiences is a privacy decision: the
+`*_audiences` functions are pure and unit-tested.
+
+Frame-wide events carry the frame's `seq` (+1 per event, in the transaction that changes
+the data) and are sent after it commits. Streamed narrative deltas carry only their
+stream's `index` and are sent at once. Presence carries neither.
+"""
+
+from typing import Any
+
+from django.db.models import F
+
+from lmix.realtime.publish import group_send, group_send_on_commit
+
+from .models import Frame, Seat
+from .selectors import FrameAccess
+
+Audiences = dict[str, dict[str, Any]]  # group → the body its sockets receive
+
+
+def frame_group(frame_id: object) -> str:
+    return f"frame.{frame_id}"
+
+
+def gm_group(frame_id: object) -> str:
+    return f"frame.{frame_id}.gm"
+
+
+def seat_group(frame_id: object, seat_id: object) -> str:
+    return f"frame.{frame_id}.seat.{seat_id}"
+
+
+def socket_groups(access: FrameAccess) -> list[str]:
+    """The groups a socket joins: the frame's, and the GM's or its player's seats'."""
+    frame_id = access.frame.pk
+    if access.is_gm:
+        return [frame_group(frame_id), gm_group(frame_id)]
+    return [frame_group(frame_id), *(seat_group(frame_id, s) for s in sorted(access.seat_ids))]
+
+
+def seat_body(seat: Seat) -> dict[str, Any]:
+    """A seat as everyone in the frame may read it (JSON types only)."""
+    return {
+        "id": str(seat.pk),
+        "persona": str(seat.persona_id),
+        "name": seat.persona.name,
+        "controller": seat.controller,
+        "user": seat.user_id,
+        "assistant": str(seat.assistant_id) if seat.assistant_id else None,
+    }
+
+
+def next_seq(frame_id: object) -> int:
+    """Take the frame's next sequence number (call inside the changing transaction)."""
+    Frame.objects.filter(pk=frame_id).update(seq=F("seq") + 1)
+    return Frame.objects.values_list("seq", flat=True).get(pk=frame_id)
+
+
+def notify_frame(frame_id: object, event: dict[str, Any]) -> None:
+    """A frame-wide event, the same for everyone: numbered now, sent after commit."""
+    event["seq"] = next_seq(frame_id)
+    group_send_on_commit(frame_group(frame_id), event)
+
+
+def notify_audiences(frame_id: object, audiences: Audiences) -> None:
+    """A frame-wide event whose body depends on the reader: one `seq`, one body per
+    audience group, sent after commit."""
+    seq = next_seq(frame_id)
+    for group, body in audiences.items():
+        group_send_on_commit(group, {**body, "seq": seq})
+
+
+def notify_private(frame_id: object, seat_id: object, event: dict[str, Any]) -> None:
+    """A seat's private stream event (a narrative delta): to its player and the GM, now."""
+    group_send(seat_group(frame_id, seat_id), event)
+    group_send(gm_group(frame_id), event)
+
+
+def notify_presence(frame_id: object, seat_id: object, *, typing: bool) -> None:
+    """Someone is typing for a seat: ephemeral, never numbered, never the text."""
+    group_send(frame_group(frame_id), {"type": "presence", "seat": str(seat_id), "typing": typing})

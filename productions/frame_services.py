@@ -1,0 +1,190 @@
+"""Writes to frames and seats: create a frame from a production's cast, join with an invite
+code, the GM's seat changes and invite rotation. Liquid, windows and passes are in
+synthesis/."""
+
+from collections.abc import Iterable
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from lmix.errors import ApplicationError
+from lmix.models import Assistant, LLMModel
+from lmix.realtime.publish import revoke_on_commit
+
+from .models import (
+    Frame,
+    FrameMode,
+    FrameStatus,
+    LiquidVisibility,
+    Production,
+    Seat,
+    SeatController,
+    new_invite_code,
+)
+from .selectors import cast_load, is_uuid
+
+MAX_TEMPO = 100.0
+
+
+@transaction.atomic
+def frame_create(
+    *,
+    production: Production,
+    name: str,
+    mode: str = FrameMode.PER_CHARACTER,
+    tempo: float = 1.0,
+    liquid_visibility: str = LiquidVisibility.ALL,
+    open_seats: Iterable[object] = (),
+    soft_model: LLMModel | None = None,
+    medium_model: LLMModel | None = None,
+) -> Frame:
+    """A frame of `production`, owned by its owner (the GM). Each cast member's persona
+    becomes a seat played by its assistant, except the personas in `open_seats`, which wait
+    for players.
+
+    Raises:
+        ApplicationError: a persona in `open_seats` is not in the cast, or the tempo is out
+            of range.
+    """
+    if not 0 <= tempo <= MAX_TEMPO:
+        raise ApplicationError(f"Tempo must be between 0 and {MAX_TEMPO:g}.")
+    cast = cast_load(production=production)
+    open_ids = {str(persona_id) for persona_id in open_seats}
+    in_cast = {str(member.persona_id) for member in cast}
+    if open_ids - in_cast:
+        raise ApplicationError(
+            "Open seats must be personas of the production's cast.",
+            details={"open_seats": ["Not in the cast."]},
+        )
+    default_model = _default_model(production.owner)
+    frame = Frame.objects.create(
+        production=production,
+        owner=production.owner,
+        name=name,
+        mode=mode,
+        tempo=tempo,
+        liquid_visibility=liquid_visibility,
+        soft_model=soft_model or default_model,
+        medium_model=medium_model or default_model,
+    )
+    Seat.objects.bulk_create(
+        [
+            Seat(frame=frame, persona_id=member.persona_id, position=position)
+            if str(member.persona_id) in open_ids
+            else Seat(
+                frame=frame,
+                persona_id=member.persona_id,
+                position=position,
+                controller=SeatController.AI,
+                assistant=member,
+            )
+            for position, member in enumerate(cast)
+        ]
+    )
+    return frame
+
+
+def _default_model(owner: AbstractBaseUser) -> LLMModel | None:
+    return LLMModel.objects.filter(owner=owner, is_default=True).first()
+
+
+@transaction.atomic
+def frame_join(*, user: AbstractBaseUser, invite_code: str, seat_id: object) -> Seat:
+    """Take an open seat of the frame the invite code belongs to.
+
+    Raises:
+        ApplicationError: no frame has that code or no such seat in it (404), the frame is
+            closed, the seat is taken, or the user already plays a seat of this frame (409).
+    """
+    frame = Frame.objects.select_for_update().filter(invite_code=invite_code).first()
+    seat = (
+        Seat.objects.select_for_update().filter(frame=frame, pk=seat_id).first()
+        if frame is not None and is_uuid(seat_id)
+        else None
+    )
+    if frame is None or seat is None:
+        raise ApplicationError("No open seat matches that invite.", status_code=404)
+    if frame.status == FrameStatus.CLOSED:
+        raise ApplicationError("This frame is closed.", status_code=409)
+    if Seat.objects.filter(frame=frame, user=user).exists():
+        raise ApplicationError("You already play a character in this frame.", status_code=409)
+    if seat.controller != SeatController.OPEN:
+        raise ApplicationError("That seat has been taken.", status_code=409)
+    seat.controller, seat.user = SeatController.HUMAN, user
+    seat.save(update_fields=["controller", "user"])
+    _seat_changed(seat)
+    return seat
+
+
+@transaction.atomic
+def seat_update(
+    *, frame: Frame, seat: Seat, controller: str, assistant: Assistant | None = None
+) -> Seat:
+    """The GM opens a seat (kicking its player, whose sockets close at once) or gives it to
+    an assistant that plays the seat's persona.
+
+    Raises:
+        ApplicationError: an assistant missing, not the GM's, or for another persona; or a
+            request to make the seat human (players join with the invite code).
+    """
+    seat = Seat.objects.select_for_update().get(pk=seat.pk, frame=frame)
+    previous_user_id = seat.user_id
+    if controller == SeatController.HUMAN:
+        raise ApplicationError(
+            "A player takes a seat by joining with the invite code.",
+            details={"controller": ["Use open or ai."]},
+        )
+    if controller == SeatController.AI:
+        if assistant is None or assistant.owner_id != frame.owner_id:
+            raise ApplicationError(
+                "Choose one of your assistants.", details={"assistant": ["Required."]}
+            )
+        if assistant.persona_id != seat.persona_id:
+            raise ApplicationError(
+                "That assistant plays another character.",
+                details={"assistant": ["It must play this seat's persona."]},
+            )
+        seat.controller, seat.user, seat.assistant = SeatController.AI, None, assistant
+    else:
+        seat.controller, seat.user, seat.assistant = SeatController.OPEN, None, None
+    seat.save(update_fields=["controller", "user", "assistant"])
+    if previous_user_id is not None:
+        _revoke_player(frame, previous_user_id)
+    _seat_changed(seat)
+    return seat
+
+
+@transaction.atomic
+def seat_leave(*, seat: Seat) -> Seat:
+    """A player gives their seat up: it is open again and their sockets close."""
+    seat = Seat.objects.select_for_update().get(pk=seat.pk)
+    user_id = seat.user_id
+    seat.controller, seat.user = SeatController.OPEN, None
+    seat.save(update_fields=["controller", "user"])
+    if user_id is not None:
+        _revoke_player(seat.frame, user_id)
+    _seat_changed(seat)
+    return seat
+
+
+@transaction.atomic
+def invite_rotate(*, frame: Frame) -> Frame:
+    """A new invite code; the old one joins nothing any more."""
+    frame.invite_code = new_invite_code()
+    frame.save(update_fields=["invite_code", "updated_at"])
+    return frame
+
+
+def _revoke_player(frame: Frame, user_id: object) -> None:
+    """Once committed, that user's sockets on the frame close (the GM keeps theirs)."""
+    if user_id == frame.owner_id:
+        return
+    from .frame_events import frame_group
+
+    revoke_on_commit(frame_group(frame.pk), user_id=user_id)
+
+
+def _seat_changed(seat: Seat) -> None:
+    from .frame_events import notify_frame, seat_body
+
+    notify_frame(seat.frame_id, {"type": "seat.changed", "seat": seat_body(seat)})

@@ -1,0 +1,294 @@
+"""Generating one turn under a lease: claim, stream, checkpoint, finish; and the sweep that
+re-runs work whose worker died (docs/tasks.md).
+
+Each delta is published at once with its index and never written on its own: the text is
+checkpointed at most every LMIX_STREAM_CHECKPOINT_SECONDS and at the end, and a reader
+gets the stored text with `token_count`, the number of deltas it holds.
+"""
+
+import logging
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from lmix.errors import ApplicationError
+from lmix.llm.base import LLMError, Usage
+from lmix.llm.client import llm_stream
+from lmix.realtime.leases import lease_held, on_heartbeat
+
+from . import events
+from .models import Production, Turn, TurnStatus
+from .prompting import DEFAULT_REPLY_TOKENS, build_messages
+from .selectors import cast_load, turn_branch
+
+logger = logging.getLogger(__name__)
+
+
+class StreamWriter:
+    """The text of one generation run: publishes each delta, checkpoints the text.
+
+    Every write is conditional on the run still holding the turn (streaming, same lease
+    owner, same attempt), so a stopped turn or a run whose lease went elsewhere stops.
+    """
+
+    def __init__(self, turn: Turn) -> None:
+        self.turn = turn
+        self.parts: list[str] = []
+        self.index = 0
+        self.saved_at = time.monotonic()
+        self.lease = {"lease_owner": turn.lease_owner, "attempts": turn.attempts}
+        self.ours = Q(pk=turn.pk, **self.lease)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def add(self, delta: str) -> bool:
+        """Publish and keep `delta`; False once the run no longer holds the turn."""
+        events.notify_turn_token(self.turn, index=self.index, delta=delta)
+        self.parts.append(delta)
+        self.index += 1
+        if time.monotonic() - self.saved_at >= settings.LMIX_STREAM_CHECKPOINT_SECONDS:
+            return self.checkpoint()
+        return True
+
+    def checkpoint(self) -> bool:
+        """Store the text so far (renewing the lease); False once the run lost the turn."""
+        self.saved_at = time.monotonic()
+        return bool(
+            Turn.objects.filter(self.ours, status=TurnStatus.STREAMING).update(
+                content=self.text, token_count=self.index, heartbeat_at=timezone.now()
+            )
+        )
+
+
+def turn_generate(*, turn_id: object) -> None:
+    """Generate a pending turn, streaming its text to the production's socket.
+
+    Safe to run twice: only the run that moves the turn from pending to streaming works,
+    and it holds the turn's lease while it runs. A provider failure ends the turn `failed`
+    with a reason a user understands.
+    """
+    with lease_held() as owner:
+        if not Turn.move(
+            turn_id,
+            TurnStatus.STREAMING,
+            only_from=(TurnStatus.PENDING,),
+            lease_owner=owner,
+            heartbeat_at=timezone.now(),
+            attempts=F("attempts") + 1,
+        ):
+            return
+        turn = Turn.objects.select_related("production__world", "production__scenario").get(
+            pk=turn_id
+        )
+        writer = StreamWriter(turn)
+        started = time.monotonic()
+        try:
+            _stream(turn, writer, started)
+        except (LLMError, ApplicationError) as error:
+            _fail(writer, message=str(error), started=started)
+        except ObjectDoesNotExist:
+            logger.info("turn %s was deleted while it was being generated", turn_id)
+        except Exception:
+            logger.exception("turn %s failed unexpectedly", turn_id)
+            _fail(writer, message="Something went wrong generating this turn.", started=started)
+
+
+def _stream(turn: Turn, writer: StreamWriter, started: float) -> None:
+    production = turn.production
+    cast = cast_load(production=production)
+    assistant = next((a for a in cast if a.pk == turn.assistant_id), None)
+    if assistant is None:
+        raise ApplicationError("This assistant is no longer in the production's cast.")
+    reply_tokens = int(
+        {**assistant.model.config, **assistant.config_override}.get(
+            "max_tokens", DEFAULT_REPLY_TOKENS
+        )
+    )
+    messages, _dropped = build_messages(
+        speaker=assistant.persona,
+        speaker_assistant_id=assistant.pk,
+        cast=[member.persona for member in cast],
+        world=production.world,
+        scenario=production.scenario,
+        branch=turn_branch(production=production, leaf_id=turn.parent_id),
+        model_id=assistant.model.model_id,
+        reply_tokens=reply_tokens,
+    )
+    if not Turn.objects.filter(writer.ours, status=TurnStatus.STREAMING).update(
+        directive=[message.as_dict() for message in messages]
+    ):
+        return  # stopped before the model was called: no call at all
+
+    usage = Usage()
+    stream = llm_stream(
+        model=assistant.model,
+        messages=messages,
+        purpose="production.turn",
+        overrides=assistant.config_override,
+        usage=usage,
+        variant=_earlier_takes(turn),
+    )
+    try:
+        for delta in stream:
+            if delta and not writer.add(delta):
+                break  # stopped by the user (the text so far stays), or no longer ours
+    finally:
+        stream.close()
+    _finish(writer, usage=usage, started=started)
+
+
+def _earlier_takes(turn: Turn) -> int:
+    """How many times this speaker already answered this parent (regenerations)."""
+    return Turn.objects.filter(
+        production_id=turn.production_id,
+        parent_id=turn.parent_id,
+        assistant_id=turn.assistant_id,
+        created_at__lt=turn.created_at,
+    ).count()
+
+
+def _finish(writer: StreamWriter, *, usage: Usage, started: float) -> None:
+    turn = writer.turn
+    fields = {
+        "content": writer.text,
+        "token_count": writer.index,
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "latency_ms": int((time.monotonic() - started) * 1000),
+    }
+    with transaction.atomic():
+        done = Turn.move(
+            turn.pk,
+            TurnStatus.DONE,
+            where={"lease_owner": turn.lease_owner, "attempts": turn.attempts},
+            **fields,
+        )
+        # Stopped meanwhile: the text written until the stop stays, with its numbers.
+        kept = done or Turn.objects.filter(writer.ours, status=TurnStatus.STOPPED).update(**fields)
+        if not kept:
+            logger.info("turn %s is no longer this run's (deleted or restarted)", turn.pk)
+            return
+        turn.refresh_from_db()
+        events.notify_turn_finished(turn)
+    if done:
+        from .services import autoplay_continue
+
+        autoplay_continue(production_id=turn.production_id, after=turn)
+
+
+def _fail(writer: StreamWriter, *, message: str, started: float) -> None:
+    turn = writer.turn
+    with transaction.atomic():
+        if not Turn.move(
+            turn.pk,
+            TurnStatus.FAILED,
+            where=writer.lease,
+            error=message,
+            content=writer.text,
+            token_count=writer.index,
+            latency_ms=int((time.monotonic() - started) * 1000),
+        ):
+            return
+        turn.refresh_from_db()
+        events.notify_turn_finished(turn)
+        _autoplay_end(turn.production_id)
+
+
+def _autoplay_end(production_id: object) -> None:
+    from .services import autoplay_end
+
+    autoplay_end(Production.objects.select_for_update().get(pk=production_id))
+
+
+@on_heartbeat
+def turns_lease_renew(owner: str, now) -> int:
+    """The heartbeat: every turn this worker is streaming is still alive."""
+    return Turn.objects.filter(lease_owner=owner, status=TurnStatus.STREAMING).update(
+        heartbeat_at=now
+    )
+
+
+def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
+    """The backstop for lost work: re-enqueue turns whose task never started, and run again
+    turns whose worker stopped renewing its lease (or fail them after too many runs).
+
+    Returns:
+        How many turns were re-enqueued, restarted and failed.
+    """
+    from .tasks import turn_generate_task
+
+    now = timezone.now()
+    if pending_after is None:
+        pending_after = settings.LMIX_PENDING_REQUEUE_SECONDS
+    lost = list(
+        Turn.objects.filter(
+            status=TurnStatus.PENDING, updated_at__lt=now - timedelta(seconds=pending_after)
+        ).values_list("pk", flat=True)
+    )
+    for turn_id in lost:
+        turn_generate_task.delay(str(turn_id))
+    lapsed_before = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
+    lapsed = Turn.objects.filter(status=TurnStatus.STREAMING).filter(
+        Q(heartbeat_at__lt=lapsed_before)
+        | Q(heartbeat_at__isnull=True, updated_at__lt=lapsed_before)
+    )
+    counts = {"requeued": len(lost), "restarted": 0, "failed": 0}
+    for turn in lapsed.defer("directive"):
+        outcome = turn_lease_lapsed(turn=turn)
+        if outcome:
+            counts[outcome] += 1
+    return counts
+
+
+@transaction.atomic
+def turn_lease_lapsed(*, turn: Turn) -> str | None:
+    """Its worker is gone: generate the turn again from the start (same turn, text reset,
+    clients told with `turn.restarted`), or fail it once it has had its runs.
+
+    Returns:
+        "restarted", "failed", or None when the turn changed meanwhile (a late heartbeat).
+    """
+    from .tasks import turn_generate_task
+
+    unchanged = {
+        "lease_owner": turn.lease_owner,
+        "attempts": turn.attempts,
+        "heartbeat_at": turn.heartbeat_at,
+    }
+    if turn.attempts <= settings.LMIX_LEASE_MAX_RESTARTS:
+        if not Turn.move(
+            turn.pk,
+            TurnStatus.PENDING,
+            only_from=(TurnStatus.STREAMING,),
+            where=unchanged,
+            content="",
+            token_count=0,
+            lease_owner="",
+            heartbeat_at=None,
+        ):
+            return None
+        turn.refresh_from_db()
+        events.notify_turn_restarted(turn)
+        transaction.on_commit(lambda: turn_generate_task.delay(str(turn.pk)))
+        logger.warning("turn %s lost its worker; generating it again", turn.pk)
+        return "restarted"
+    if not Turn.move(
+        turn.pk,
+        TurnStatus.FAILED,
+        only_from=(TurnStatus.STREAMING,),
+        where=unchanged,
+        lease_owner="",
+        error=f"The worker stopped while writing this turn ({turn.attempts} tries). Retry it.",
+    ):
+        return None
+    turn.refresh_from_db()
+    events.notify_turn_finished(turn)
+    _autoplay_end(turn.production_id)
+    return "failed"

@@ -1,0 +1,180 @@
+"""AI seats: when an outcome involves a character an assistant plays (or an interrupt
+targets it), the assistant writes liquid for it, with that character's knowledge only, and
+commits it. Bounded per human action and per minute, so AI characters never loop on their
+own; a frame with no human seat moves only when the GM presses "advance"."""
+
+import logging
+from datetime import timedelta
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from lmix.errors import ApplicationError
+from lmix.llm.base import LLMError, Message
+from lmix.llm.client import llm_complete
+from productions.knowledge import compile_knowledge
+from productions.models import Frame, FrameStatus, Seat, SeatController
+from productions.selectors import seats_load
+
+from .liquid import liquid_commit, liquid_submit
+from .models import LIQUID_MAX, Liquid, LiquidStatus, Outcome
+
+logger = logging.getLogger(__name__)
+TEMPLATES = Path(__file__).parent / "templates" / "synthesis"
+RECENT_OUTCOMES = 5
+
+
+@cache
+def _template() -> str:
+    return (TEMPLATES / "ai_act.txt").read_text()
+
+
+def involved_ai_seats(*, outcome: Outcome, seats: list[Seat]) -> list[Seat]:
+    """The AI-played seats an outcome involves (resolved actions or interrupt targets),
+    never its own acting seat (an AI does not answer itself)."""
+    named = {str(a.get("seat")) for a in outcome.actions_resolved}
+    named |= {str(i.get("seat")) for i in outcome.interrupts}
+    return [
+        seat
+        for seat in seats
+        if seat.controller == SeatController.AI
+        and str(seat.pk) in named
+        and seat.pk != outcome.seat_id
+    ]
+
+
+def ai_budget_left(*, frame: Frame) -> int:
+    """How many AI actions the frame may still take now: at most
+    LMIX_AI_ACTIONS_PER_HUMAN_ACTION since the last human commit, and
+    LMIX_AI_ACTIONS_PER_MINUTE in the last minute."""
+    ai = Liquid.objects.filter(frame=frame, author__isnull=True).exclude(
+        status=LiquidStatus.WITHDRAWN
+    )
+    last_human = (
+        Liquid.objects.filter(frame=frame, author__isnull=False, committed_at__isnull=False)
+        .order_by("-committed_at")
+        .values_list("committed_at", flat=True)
+        .first()
+    )
+    since_human = ai.filter(submitted_at__gt=last_human).count() if last_human else ai.count()
+    last_minute = ai.filter(submitted_at__gt=timezone.now() - timedelta(minutes=1)).count()
+    return max(
+        0,
+        min(
+            settings.LMIX_AI_ACTIONS_PER_HUMAN_ACTION - since_human,
+            settings.LMIX_AI_ACTIONS_PER_MINUTE - last_minute,
+        ),
+    )
+
+
+def ai_react(*, outcome: Outcome) -> list[str]:
+    """After an outcome: the involved AI seats act, within the budget; enqueued after
+    commit. Returns the seat ids that will act."""
+    frame = Frame.objects.get(pk=outcome.frame_id)
+    seats = seats_load(frame=frame)
+    if frame.status != FrameStatus.OPEN or not any(s.controller == "human" for s in seats):
+        return []  # an all-AI frame moves only when the GM advances it
+    acting = involved_ai_seats(outcome=outcome, seats=seats)[: ai_budget_left(frame=frame)]
+    _enqueue([str(seat.pk) for seat in acting], outcome_id=str(outcome.pk))
+    return [str(seat.pk) for seat in acting]
+
+
+def frame_advance(*, frame: Frame) -> list[str]:
+    """The GM moves the scene on: every AI seat without pending liquid acts once.
+
+    Raises:
+        ApplicationError: the frame is not open (409).
+    """
+    if frame.status != FrameStatus.OPEN:
+        raise ApplicationError("Resume the frame first.", status_code=409)
+    busy = set(
+        Liquid.objects.filter(
+            frame=frame, status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
+        ).values_list("seat_id", flat=True)
+    )
+    acting = [
+        str(seat.pk)
+        for seat in seats_load(frame=frame)
+        if seat.controller == SeatController.AI and seat.pk not in busy
+    ]
+    _enqueue(acting, outcome_id=None)
+    return acting
+
+
+def _enqueue(seat_ids: list[str], *, outcome_id: str | None) -> None:
+    from .tasks import ai_act_task
+
+    for seat_id in seat_ids:
+        transaction.on_commit(lambda s=seat_id: ai_act_task.delay(s, outcome_id))
+
+
+def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> list[Message]:
+    """What the assistant is sent: its character's knowledge only, the latest outcomes
+    (public bones), and the interrupt aimed at it, if any."""
+    frame = seat.frame
+    production = frame.production
+    knowledge = compile_knowledge(
+        speaker=seat.persona,
+        cast=[s.persona for s in seats],
+        world=production.world,
+        scenario=production.scenario,
+    )
+    names = {str(s.pk): s.persona.name for s in seats}
+    recent = list(Outcome.objects.filter(frame=frame).order_by("-seq")[:RECENT_OUTCOMES])[::-1]
+    lines = []
+    for past in recent:
+        for action in past.actions_resolved:
+            who = names.get(str(action.get("seat")), "Someone")
+            lines.append(f"- {who}: {action.get('action', '')} ({action.get('result', '')})")
+        lines.extend(f"- {fact}" for fact in past.world_facts)
+    if outcome is not None:
+        lines.extend(
+            f"- Aimed at you: {i.get('reason', '')}"
+            for i in outcome.interrupts
+            if str(i.get("seat")) == str(seat.pk)
+        )
+    happened = "\n".join(lines) or "- The scene is just beginning."
+    return [
+        Message("system", _template().format(knowledge=knowledge, name=seat.persona.name)),
+        Message("user", f"WHAT JUST HAPPENED\n{happened}\n\nWhat does {seat.persona.name} do?"),
+    ]
+
+
+def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
+    """The seat's assistant writes and commits liquid for it (if the seat is still AI,
+    the frame open, and nothing of it is pending)."""
+    seat = (
+        Seat.objects.select_related(
+            "frame__production__world", "frame__production__scenario", "assistant__model"
+        )
+        .filter(pk=seat_id, controller=SeatController.AI)
+        .first()
+    )
+    if seat is None or seat.frame.status != FrameStatus.OPEN:
+        return None
+    pending = Liquid.objects.filter(
+        seat=seat, status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
+    )
+    if pending.exists():
+        return None
+    outcome = Outcome.objects.filter(pk=outcome_id).first() if outcome_id else None
+    seats = seats_load(frame=seat.frame)
+    messages = ai_messages(seat=seat, seats=seats, outcome=outcome)
+    try:
+        answer = llm_complete(
+            model=seat.assistant.model,
+            messages=messages,
+            purpose="frame.ai_act",
+            overrides=seat.assistant.config_override,
+        )
+    except LLMError:
+        logger.warning("the assistant of seat %s could not act", seat.pk, exc_info=True)
+        return None
+    content = " ".join(answer.text.split())[:LIQUID_MAX]
+    if not content:
+        return None
+    liquid = liquid_submit(frame=seat.frame, seat=seat, content=content, user=None)
+    return liquid_commit(liquid=liquid, user=None)

@@ -1,0 +1,223 @@
+"""REST endpoints of frames: create from a production, list, my view of one, join with an
+invite code, the GM's seat changes, invite rotation and controls; liquid; passes."""
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lmix.errors import ApplicationError
+from productions import frame_services
+from productions.frame_events import seat_body
+from productions.models import Frame, Seat
+from productions.selectors import (
+    FrameAccess,
+    frame_access,
+    frame_access_or_404,
+    frame_list,
+    production_get,
+)
+
+from . import liquid as liquid_services
+from .ai_seats import frame_advance
+from .models import Liquid
+from .selectors import frame_view, liquid_body, liquid_readable, pass_list
+from .serializers import (
+    FrameCreateSerializer,
+    FrameJoinSerializer,
+    LiquidEditSerializer,
+    LiquidSubmitSerializer,
+    SeatUpdateSerializer,
+)
+
+FRAME_VIEW = OpenApiResponse(description="The frame as the caller may see it.")
+LIQUID = OpenApiResponse(description="The liquid row.")
+
+
+def _gm_access(request: Request, frame_id: object) -> FrameAccess:
+    """The caller's access to a frame they run; a player gets 403, anyone else 404."""
+    access = frame_access_or_404(user=request.user, frame_id=frame_id)
+    if not access.is_gm:
+        raise ApplicationError("Only the frame's GM can do that.", status_code=403)
+    return access
+
+
+def frame_summary(frame: Frame, user: Any) -> dict[str, Any]:
+    return {
+        "id": str(frame.pk),
+        "name": frame.name,
+        "production": str(frame.production_id),
+        "production_name": frame.production.name,
+        "status": frame.status,
+        "mode": frame.mode,
+        "is_gm": frame.owner_id == user.pk,
+        "created_at": frame.created_at.isoformat(),
+    }
+
+
+class ProductionFramesApi(APIView):
+    @extend_schema(request=FrameCreateSerializer, responses={201: FRAME_VIEW})
+    def post(self, request: Request, production_id: str) -> Response:
+        """Start a frame of your production: its cast become seats, AI-played by their
+        assistants except the personas in `open_seats`, which wait for players."""
+        production = production_get(owner=request.user, production_id=production_id)
+        data = FrameCreateSerializer(data=request.data, context={"request": request})
+        data.is_valid(raise_exception=True)
+        frame = frame_services.frame_create(production=production, **data.validated_data)
+        access = frame_access_or_404(user=request.user, frame_id=frame.pk)
+        return Response(frame_view(access), status=status.HTTP_201_CREATED)
+
+
+class FrameListApi(APIView):
+    @extend_schema(
+        operation_id="frames_list",
+        request=None,
+        responses={200: OpenApiResponse(description="Frames.")},
+    )
+    def get(self, request: Request) -> Response:
+        """Frames you run or play in."""
+        frames = frame_list(user=request.user)
+        return Response([frame_summary(frame, request.user) for frame in frames])
+
+
+class FrameDetailApi(APIView):
+    @extend_schema(request=None, responses={200: FRAME_VIEW})
+    def get(self, request: Request, frame_id: str) -> Response:
+        """Your view of the frame: its `seq`, seats, the liquid you may read, every outcome,
+        your own narratives and the open windows (the GM's view holds everything)."""
+        return Response(frame_view(frame_access_or_404(user=request.user, frame_id=frame_id)))
+
+
+class FrameJoinApi(APIView):
+    @extend_schema(request=FrameJoinSerializer, responses={200: FRAME_VIEW})
+    def post(self, request: Request) -> Response:
+        """Take an open seat with the frame's invite code."""
+        data = FrameJoinSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        seat = frame_services.frame_join(
+            user=request.user,
+            invite_code=data.validated_data["invite_code"],
+            seat_id=data.validated_data["seat"],
+        )
+        return Response(frame_view(frame_access_or_404(user=request.user, frame_id=seat.frame_id)))
+
+
+class SeatDetailApi(APIView):
+    @extend_schema(request=SeatUpdateSerializer, responses={200: OpenApiResponse()})
+    def patch(self, request: Request, frame_id: str, seat_id: str) -> Response:
+        """GM: open a seat (its player is removed at once) or give it to an assistant."""
+        access = _gm_access(request, frame_id)
+        seat = Seat.objects.filter(frame=access.frame, pk=seat_id).first()
+        if seat is None:
+            raise ApplicationError("No such seat in this frame.", status_code=404)
+        data = SeatUpdateSerializer(data=request.data, context={"request": request})
+        data.is_valid(raise_exception=True)
+        seat = frame_services.seat_update(frame=access.frame, seat=seat, **data.validated_data)
+        return Response(seat_body(seat))
+
+
+class FrameInviteApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiResponse()})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """GM: a new invite code; the old one stops working."""
+        frame = frame_services.invite_rotate(frame=_gm_access(request, frame_id).frame)
+        return Response({"invite_code": frame.invite_code})
+
+
+def _liquid_for(request: Request, liquid_id: str) -> Liquid:
+    """Liquid in a frame the caller may see, or 404 (writing rights are the service's)."""
+    liquid = Liquid.objects.filter(pk=liquid_id).select_related("frame", "seat").first()
+    if liquid is None or frame_access(user=request.user, frame_id=liquid.frame_id) is None:
+        raise ApplicationError("No such intention.", status_code=404)
+    return liquid
+
+
+def _liquid_answer(request: Request, liquid: Liquid, code: int = status.HTTP_200_OK) -> Response:
+    access = frame_access_or_404(user=request.user, frame_id=liquid.frame_id)
+    return Response(liquid_body(liquid, readable=liquid_readable(access, liquid)), status=code)
+
+
+class FrameLiquidApi(APIView):
+    @extend_schema(request=LiquidSubmitSerializer, responses={201: LIQUID})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """Submit what your character intends (the GM may write for AI-played seats). Its
+        soft pass starts at once; it stays revisable until you commit it."""
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        data = LiquidSubmitSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        seat = Seat.objects.filter(frame=access.frame, pk=data.validated_data["seat"]).first()
+        if seat is None:
+            raise ApplicationError(
+                "No such seat in this frame.", details={"seat": ["Not a seat of this frame."]}
+            )
+        liquid = liquid_services.liquid_submit(
+            frame=access.frame,
+            seat=seat,
+            content=data.validated_data["content"],
+            user=request.user,
+        )
+        return _liquid_answer(request, liquid, status.HTTP_201_CREATED)
+
+
+class LiquidDetailApi(APIView):
+    @extend_schema(request=LiquidEditSerializer, responses={200: LIQUID})
+    def patch(self, request: Request, liquid_id: str) -> Response:
+        """Revise a submitted intention (not once committed)."""
+        data = LiquidEditSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        liquid = liquid_services.liquid_edit(
+            liquid=_liquid_for(request, liquid_id),
+            content=data.validated_data["content"],
+            user=request.user,
+        )
+        return _liquid_answer(request, liquid)
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request: Request, liquid_id: str) -> Response:
+        """Withdraw a submitted intention."""
+        liquid_services.liquid_withdraw(liquid=_liquid_for(request, liquid_id), user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LiquidCommitApi(APIView):
+    @extend_schema(request=None, responses={200: LIQUID})
+    def post(self, request: Request, liquid_id: str) -> Response:
+        """Commit an intention: your character's window opens."""
+        liquid = liquid_services.liquid_commit(
+            liquid=_liquid_for(request, liquid_id), user=request.user
+        )
+        return _liquid_answer(request, liquid)
+
+
+class FrameControlApi(APIView):
+    """GM: pause, resume or close the frame."""
+
+    target: str = ""
+
+    @extend_schema(request=None, responses={200: FRAME_VIEW})
+    def post(self, request: Request, frame_id: str) -> Response:
+        access = _gm_access(request, frame_id)
+        liquid_services.frame_status_set(frame=access.frame, status=self.target)
+        return Response(frame_view(frame_access_or_404(user=request.user, frame_id=frame_id)))
+
+
+class FramePassesApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="Passes.")})
+    def get(self, request: Request, frame_id: str) -> Response:
+        """GM: every soft and medium pass — seat, trigger, status, the exact messages sent,
+        and its LLM calls."""
+        access = _gm_access(request, frame_id)
+        return Response(pass_list(frame=access.frame))
+
+
+class FrameAdvanceApi(APIView):
+    @extend_schema(request=None, responses={202: OpenApiResponse(description="Seats acting.")})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """GM: move the scene on — every AI-played seat with nothing pending acts once (a
+        frame without human players moves only this way)."""
+        access = _gm_access(request, frame_id)
+        acting = frame_advance(frame=access.frame)
+        return Response({"acting_seats": acting}, status=status.HTTP_202_ACCEPTED)

@@ -1,0 +1,121 @@
+"""What synthesis events frame sockets are sent, and who reads each body (the
+`*_audiences` functions are pure: choosing recipients is a privacy decision, unit-tested).
+Groups, the frame's sequence and publishing are in productions/frame_events.py."""
+
+from typing import Any
+
+from lmix.realtime.publish import group_send_on_commit
+from productions.frame_events import (
+    Audiences,
+    frame_group,
+    gm_group,
+    notify_audiences,
+    notify_frame,
+    notify_private,
+    seat_group,
+)
+from productions.models import Frame, LiquidVisibility, Seat
+
+from .models import Liquid, Narrative, Outcome, Pass, Window
+
+
+def liquid_audiences(
+    event_type: str, liquid: Liquid, body: dict[str, Any], *, frame: Frame, seats: list[Seat]
+) -> Audiences:
+    """Who reads a liquid event's text: the GM and the liquid's own seat always; other
+    seats only when the frame's `liquid_visibility` is `all`. The others get the event
+    without `content` and `refined` (they learn that something was submitted, not what).
+    """
+    hidden = {k: v for k, v in body.items() if k not in {"content", "refined"}}
+    shared = frame.liquid_visibility == LiquidVisibility.ALL
+    audiences: Audiences = {gm_group(frame.pk): {"type": event_type, "liquid": body}}
+    for seat in seats:
+        if seat.user_id is None:  # nobody's sockets listen there
+            continue
+        mine = seat.pk == liquid.seat_id
+        audiences[seat_group(frame.pk, seat.pk)] = {
+            "type": event_type,
+            "liquid": body if mine or shared else hidden,
+        }
+    return audiences
+
+
+def notify_liquid(event_type: str, liquid: Liquid, *, frame: Frame, seats: list[Seat]) -> None:
+    """`liquid.created|updated|withdrawn|analyzed|committed`, each reader getting the body
+    they may read (see `liquid_audiences`)."""
+    from .selectors import liquid_body
+
+    audiences = liquid_audiences(event_type, liquid, liquid_body(liquid), frame=frame, seats=seats)
+    notify_audiences(frame.pk, audiences)
+
+
+def notify_window(event_type: str, window: Window) -> None:
+    """`window.opened|cancelled|fired|failed`: timers are public to the frame."""
+    from .selectors import window_body
+
+    notify_frame(window.frame_id, {"type": event_type, "window": window_body(window)})
+
+
+def notify_outcome(outcome: Outcome) -> None:
+    """`outcome.created`: the bones are shared with everyone in the frame. Call in the
+    transaction that takes `outcome.seq` with `next_seq`, and pass that seq."""
+    from .selectors import outcome_body
+
+    group_send_on_commit(
+        frame_group(outcome.frame_id),
+        {"type": "outcome.created", "seq": outcome.seq, "outcome": outcome_body(outcome)},
+    )
+
+
+def notify_narrative_token(narrative: Narrative, *, index: int, delta: str) -> None:
+    """A delta of a personal narrative: to its player and the GM only, at once, unnumbered."""
+    notify_private(
+        narrative.frame_id,
+        narrative.seat_id,
+        {
+            "type": "narrative.token",
+            "narrative": str(narrative.pk),
+            "seat": str(narrative.seat_id),
+            "index": index,
+            "delta": delta,
+        },
+    )
+
+
+def notify_narrative_done(narrative: Narrative) -> None:
+    """The whole narrative, once stored: to its player and the GM only, after commit."""
+    from .selectors import narrative_body
+
+    event = {"type": "narrative.done", "narrative": narrative_body(narrative)}
+    for group in (
+        seat_group(narrative.frame_id, narrative.seat_id),
+        gm_group(narrative.frame_id),
+    ):
+        group_send_on_commit(group, event)
+
+
+def pass_failed_audiences(pass_: Pass, *, seats: list[Seat]) -> Audiences:
+    """Everyone sees that a character's pass failed (its liquid waits for a retry); the
+    reason only the GM and that seat's player."""
+    public = {"type": "pass.failed", "pass": _pass_summary(pass_)}
+    with_reason = {**public, "pass": {**public["pass"], "error": pass_.error}}
+    audiences: Audiences = {gm_group(pass_.frame_id): with_reason}
+    for seat in seats:
+        if seat.user_id is not None:
+            mine = seat.pk == pass_.seat_id
+            audiences[seat_group(pass_.frame_id, seat.pk)] = with_reason if mine else public
+    return audiences
+
+
+def notify_pass_failed(pass_: Pass, *, seats: list[Seat]) -> None:
+    notify_audiences(pass_.frame_id, pass_failed_audiences(pass_, seats=seats))
+
+
+def _pass_summary(pass_: Pass) -> dict[str, Any]:
+    return {
+        "id": str(pass_.pk),
+        "seat": str(pass_.seat_id),
+        "kind": pass_.kind,
+        "trigger": pass_.trigger,
+        "status": pass_.status,
+    }

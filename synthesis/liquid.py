@@ -1,0 +1,163 @@
+"""Writes to liquid: submit, edit, withdraw and commit an intention for a seat; and the
+GM's frame controls (pause, resume, close), which freeze and restore the windows."""
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from lmix.errors import ApplicationError
+from productions.frame_events import notify_frame
+from productions.models import Frame, FrameStatus, Seat, SeatController
+from productions.selectors import seats_load
+
+from .events import notify_liquid
+from .models import Liquid, LiquidStatus, Pass, PassKind, Trigger
+from .windows import window_for_commit, windows_pause, windows_resume
+
+
+def may_write_for(*, frame: Frame, seat: Seat, user: AbstractBaseUser) -> bool:
+    """A seat's player writes for it; the GM writes for the seats assistants play."""
+    if seat.controller == SeatController.HUMAN:
+        return seat.user_id == user.pk
+    return seat.controller == SeatController.AI and frame.owner_id == user.pk
+
+
+def _writable(frame: Frame, seat: Seat, user: AbstractBaseUser | None) -> None:
+    if frame.status == FrameStatus.CLOSED:
+        raise ApplicationError("This frame is closed.", status_code=409)
+    if user is not None and not may_write_for(frame=frame, seat=seat, user=user):
+        raise ApplicationError("You can only write for your own character.", status_code=403)
+
+
+def _soft_pass(liquid: Liquid, trigger: str) -> None:
+    """Analyse this revision of the liquid once the transaction commits."""
+    from .tasks import soft_pass_task
+
+    pass_ = Pass.objects.create(
+        frame_id=liquid.frame_id,
+        seat_id=liquid.seat_id,
+        kind=PassKind.SOFT,
+        trigger=trigger,
+        liquid=liquid,
+        liquid_revision=liquid.revision,
+    )
+    transaction.on_commit(lambda: soft_pass_task.delay(str(pass_.pk)))
+
+
+@transaction.atomic
+def liquid_submit(
+    *, frame: Frame, seat: Seat, content: str, user: AbstractBaseUser | None
+) -> Liquid:
+    """Store an intention for `seat` and start its soft pass. `user` None: the seat's
+    assistant wrote it (AI seats).
+
+    Raises:
+        ApplicationError: the frame is closed (409), the seat is not the user's (403), or
+            the text is empty.
+    """
+    _writable(frame, seat, user)
+    if not content.strip():
+        raise ApplicationError(
+            "Write what your character intends.", details={"content": ["Empty."]}
+        )
+    liquid = Liquid.objects.create(frame=frame, seat=seat, author=user, content=content)
+    notify_liquid("liquid.created", liquid, frame=frame, seats=seats_load(frame=frame))
+    _soft_pass(liquid, Trigger.SUBMIT)
+    return liquid
+
+
+def _locked(liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
+    liquid = Liquid.objects.select_for_update().select_related("frame", "seat").get(pk=liquid.pk)
+    _writable(liquid.frame, liquid.seat, user)
+    if liquid.status != LiquidStatus.SUBMITTED:
+        raise ApplicationError(
+            f"This intention is {liquid.status}; it can no longer change.", status_code=409
+        )
+    return liquid
+
+
+@transaction.atomic
+def liquid_edit(*, liquid: Liquid, content: str, user: AbstractBaseUser | None) -> Liquid:
+    """Revise a submitted intention; its analysis is redone for the new text."""
+    liquid = _locked(liquid, user)
+    if not content.strip():
+        raise ApplicationError(
+            "Write what your character intends.", details={"content": ["Empty."]}
+        )
+    liquid.content, liquid.revision = content, liquid.revision + 1
+    liquid.analysis_source, liquid.analysis_note = "", ""
+    liquid.save(
+        update_fields=["content", "revision", "analysis_source", "analysis_note", "updated_at"]
+    )
+    notify_liquid(
+        "liquid.updated", liquid, frame=liquid.frame, seats=seats_load(frame=liquid.frame)
+    )
+    _soft_pass(liquid, Trigger.EDIT)
+    return liquid
+
+
+@transaction.atomic
+def liquid_withdraw(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
+    """Take back a submitted intention (it stays, withdrawn, for the GM's record)."""
+    liquid = _locked(liquid, user)
+    Liquid.move(liquid.pk, LiquidStatus.WITHDRAWN, only_from=(LiquidStatus.SUBMITTED,))
+    liquid.refresh_from_db()
+    notify_liquid(
+        "liquid.withdrawn", liquid, frame=liquid.frame, seats=seats_load(frame=liquid.frame)
+    )
+    return liquid
+
+
+@transaction.atomic
+def liquid_commit(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
+    """Commit an intention: it can no longer change, and its character's window opens (or,
+    already open, gathers it too)."""
+    liquid = _locked(liquid, user)
+    Liquid.move(
+        liquid.pk,
+        LiquidStatus.COMMITTED,
+        only_from=(LiquidStatus.SUBMITTED,),
+        committed_at=timezone.now(),
+    )
+    liquid.refresh_from_db()
+    frame = Frame.objects.get(pk=liquid.frame_id)
+    notify_liquid("liquid.committed", liquid, frame=frame, seats=seats_load(frame=frame))
+    window_for_commit(frame=frame, liquid=liquid)
+    return liquid
+
+
+_STATUS_EVENTS = {
+    FrameStatus.PAUSED: "frame.paused",
+    FrameStatus.OPEN: "frame.resumed",
+    FrameStatus.CLOSED: "frame.closed",
+}
+_MOVES = {
+    FrameStatus.PAUSED: {FrameStatus.OPEN},
+    FrameStatus.OPEN: {FrameStatus.PAUSED},
+    FrameStatus.CLOSED: {FrameStatus.OPEN, FrameStatus.PAUSED},
+}
+
+
+@transaction.atomic
+def frame_status_set(*, frame: Frame, status: str) -> Frame:
+    """The GM pauses (every open window freezes, keeping its time left), resumes (they run
+    on) or closes the frame (nothing more is written; windows stay frozen).
+
+    Raises:
+        ApplicationError: the move is not possible from the frame's status (409).
+    """
+    frame = Frame.objects.select_for_update().get(pk=frame.pk)
+    if frame.status not in _MOVES[status]:
+        raise ApplicationError(
+            f"The frame is {frame.status}; it cannot be {status} now.", status_code=409
+        )
+    if frame.status == FrameStatus.OPEN:
+        windows_pause(frame=frame)
+    elif status == FrameStatus.OPEN:
+        frame.status = status  # resumed windows are fired only in an open frame
+        frame.save(update_fields=["status", "updated_at"])
+        windows_resume(frame=frame)
+    frame.status = status
+    frame.save(update_fields=["status", "updated_at"])
+    notify_frame(frame.pk, {"type": _STATUS_EVENTS[status], "status": status})
+    return frame

@@ -1,0 +1,300 @@
+"""Bones: the shared outcome. The model proposes (a validated `Bones`); code enforces the
+rules (`bones_apply`); the outcome is stored under the frame's lock with the frame's next
+sequence number and routed: broadcast, and an interrupt for each target.
+
+Serialisation per frame is optimistic: the model is called outside any transaction, then
+the store locks the frame and checks that no outcome appeared since the context was
+gathered; if one did, the context is gathered again and the model called again. The last
+of LMIX_MEDIUM_BONES_ATTEMPTS tries gathers, calls and stores while holding the lock, so a
+busy frame cannot starve a pass. Either way each outcome is computed from every earlier one.
+"""
+
+import re
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal, Self
+
+from django.conf import settings
+from django.db import transaction
+from pydantic import BaseModel, Field, field_validator
+
+from lmix.llm.base import LLMError, Message
+from lmix.llm.client import llm_structured
+from lmix.models import LLMModel
+from productions.frame_events import next_seq
+from productions.models import Frame
+
+from ..events import notify_outcome
+from ..models import Outcome, Pass
+from .context import TEXT_MAX, LeaseLost, MediumContext, PassLease, flat, gather
+from .prompts import compile_bones
+
+Result = Literal["success", "partial", "failure", "interrupted"]
+FACTS_MAX = 12
+_ACTIONS_HEADER = "ACTIONS TO RESOLVE"
+_ACTION_LINE = re.compile(
+    r"^\d+\. \[(?P<who>[^\]]+)\](?: \(interruptive(?:, acting on: (?P<targets>[^)]*))?\))?"
+    r" (?P<text>.*)$"
+)
+
+
+class ResolvedAction(BaseModel):
+    seat: str = Field(description="The character's name, exactly as written in brackets.")
+    action: str = Field(default="", description="What anyone present saw them do.")
+    result: Result
+
+    @field_validator("result", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+class InterruptTarget(BaseModel):
+    seat: str = Field(description="The interrupted character's name.")
+    reason: str = Field(default="", description="One sentence: what they must react to.")
+
+
+class Bones(BaseModel):
+    """The outcome as the medium model answers it, before the rules are applied."""
+
+    actions_resolved: list[ResolvedAction] = Field(default_factory=list)
+    world_facts: list[str] = Field(default_factory=list)
+    interrupts: list[InterruptTarget] = Field(default_factory=list)
+
+    @classmethod
+    def offline_answer(cls, messages: list[Message], variant: int = 0) -> Self:
+        """The offline narrator's answer, read from the compiled prompt: every listed action
+        succeeds as written, with one fact each, and an interruptive action interrupts the
+        characters it acts on."""
+        text = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        lines = text.split(_ACTIONS_HEADER, 1)[-1].splitlines() if _ACTIONS_HEADER in text else []
+        actions, facts, interrupts = [], [], []
+        for line in lines:
+            match = _ACTION_LINE.match(line.strip())
+            if match is None:
+                continue
+            who, said = match["who"], match["text"]
+            actions.append(ResolvedAction(seat=who, action=said, result="success"))
+            facts.append(f"{who}: {said}")
+            for target in filter(None, (t.strip() for t in (match["targets"] or "").split(","))):
+                if target != who:
+                    interrupts.append(InterruptTarget(seat=target, reason=f"{who}: {said}"))
+        return cls(actions_resolved=actions, world_facts=facts, interrupts=interrupts)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An outcome's fields once the rules are applied."""
+
+    actions_resolved: list[dict]
+    world_facts: list[str]
+    interrupts: list[dict]
+    witnesses: list[str]
+    liquid_ids: list[str]
+
+
+def _key(text: str) -> str:
+    return " ".join(text.strip().strip("[]").split()).casefold()
+
+
+def seat_lookup(ctx: MediumContext) -> dict[str, uuid.UUID]:
+    """What a model may call a seat: its label, persona name, id, or a unique first name."""
+    lookup: dict[str, uuid.UUID] = {}
+    firsts = Counter(_key(s.persona.name).split(" ")[0] for s in ctx.seats)
+    for seat in ctx.seats:
+        name = _key(seat.persona.name)
+        first = name.split(" ")[0]
+        if firsts[first] == 1:
+            lookup.setdefault(first, seat.pk)
+        lookup[name] = seat.pk
+        lookup[_key(ctx.labels[seat.pk])] = seat.pk
+        lookup[str(seat.pk)] = seat.pk
+    return lookup
+
+
+def bones_apply(bones: Bones, ctx: MediumContext) -> Draft:
+    """The rules, in code whatever the model answered:
+    - actions only for seats whose committed liquid is being resolved (the acting one and
+      same-pscale others): never a voluntary action for anyone else; at most one entry per
+      such liquid, ordered canonically (commit time, then seat position);
+    - the acting character's action is always resolved (as it intended, if left out);
+    - seats named as the model pleases (name, first name, id) become this frame's seat ids;
+    - interrupts only when an interruptive action was resolved, only for other seats of
+      this frame, once each;
+    - witnesses: the seats present (every seat of the frame, for now) and those involved.
+    """
+    lookup = seat_lookup(ctx)
+    order: dict[uuid.UUID, int] = {}
+    per_seat: dict[uuid.UUID, list] = {}
+    for index, action in enumerate(ctx.to_resolve):
+        order.setdefault(action.seat_id, index)
+        per_seat.setdefault(action.seat_id, []).append(action)
+    shown = ctx.visible_liquid
+
+    def fallback(action) -> str:
+        # Resolved liquid text is public only where the frame shows everyone's liquid.
+        return action.text if shown else "acts"
+
+    used: Counter = Counter()
+    kept: list[tuple[int, int, dict]] = []
+    for entry in bones.actions_resolved:
+        seat_id = lookup.get(_key(entry.seat))
+        if seat_id not in order or used[seat_id] >= len(per_seat[seat_id]):
+            continue
+        own = per_seat[seat_id][used[seat_id]]
+        used[seat_id] += 1
+        text = flat(entry.action) or fallback(own)
+        kept.append((order[seat_id], used[seat_id], _entry(seat_id, text, entry.result)))
+    acting = ctx.seat.pk
+    if acting in order and not used[acting]:
+        for n, action in enumerate(per_seat[acting], 1):
+            kept.append((order[acting], n, _entry(acting, fallback(action), "success")))
+    kept.sort(key=lambda item: item[:2])
+    resolved_seats = {uuid.UUID(item[2]["seat"]) for item in kept}
+    interruptive = any(a.interruptive for a in ctx.to_resolve if a.seat_id in resolved_seats)
+    frame_seats = {s.pk for s in ctx.seats}
+    interrupts: list[dict] = []
+    for entry in bones.interrupts if interruptive else []:
+        seat_id = lookup.get(_key(entry.seat))
+        taken = {i["seat"] for i in interrupts}
+        if seat_id in frame_seats and seat_id != acting and str(seat_id) not in taken:
+            reason = flat(entry.reason) or "Interrupted."
+            interrupts.append({"seat": str(seat_id), "reason": reason})
+    facts = list(dict.fromkeys(f for f in (flat(x) for x in bones.world_facts) if f))
+    involved = resolved_seats | {uuid.UUID(i["seat"]) for i in interrupts}
+    present = [s.pk for s in ctx.seats]
+    return Draft(
+        actions_resolved=[item[2] for item in kept],
+        world_facts=facts[:FACTS_MAX],
+        interrupts=interrupts,
+        witnesses=[str(pk) for pk in present + sorted(involved - set(present), key=str)],
+        liquid_ids=[str(a.liquid_id) for a in ctx.to_resolve if a.seat_id in resolved_seats],
+    )
+
+
+def _entry(seat_id: uuid.UUID, action: str, result: str) -> dict:
+    return {"seat": str(seat_id), "action": action[:TEXT_MAX], "result": result}
+
+
+class _Stale(Exception):
+    """Another outcome of the frame was stored after the context was gathered."""
+
+
+def bones_step(
+    ctx: MediumContext, *, lease: PassLease, model: LLMModel
+) -> tuple[MediumContext, Outcome | None]:
+    """Resolve the pass's actions into its one outcome (or find the one it already has).
+
+    Returns:
+        The context the outcome was computed from (gathered again if it went stale), and
+        the outcome, or None when nothing was left to resolve (another character's outcome
+        resolved this one's action together with theirs first, or an interrupt found no
+        action of its own).
+    """
+    existing = Outcome.objects.filter(source_pass_id=ctx.pass_.pk).first()
+    if existing is not None:
+        return ctx, existing
+    tries = max(1, settings.LMIX_MEDIUM_BONES_ATTEMPTS)
+    for attempt in range(1, tries):
+        if attempt > 1:
+            ctx = gather(ctx.pass_)
+        if not ctx.to_resolve:
+            return ctx, None
+        bones = _call(ctx, lease=lease, model=model)
+        try:
+            return ctx, _store(ctx, bones, lease=lease)
+        except _Stale:
+            continue
+    return _bones_locked(ctx.pass_, lease=lease, model=model)
+
+
+def _bones_locked(
+    pass_: Pass, *, lease: PassLease, model: LLMModel
+) -> tuple[MediumContext, Outcome | None]:
+    """The last try: gather, call and store with the frame locked, so nothing can land in
+    between. A failed call still commits its record (the messages and the LLM call)."""
+    failure: LLMError | None = None
+    with transaction.atomic():
+        lock_frame(pass_.frame_id)
+        ctx = gather(pass_)
+        if not ctx.to_resolve:
+            return ctx, None
+        try:
+            bones = _call(ctx, lease=lease, model=model)
+        except LLMError as error:
+            failure = error
+        else:
+            return ctx, _store(ctx, bones, lease=lease)
+    raise failure
+
+
+def lock_frame(frame_id: object) -> None:
+    """Hold the frame's row until the transaction ends: outcomes are stored one at a time,
+    and every transaction that stores one takes this lock first."""
+    if not list(Frame.objects.select_for_update().filter(pk=frame_id).values_list("pk")):
+        raise Frame.DoesNotExist("The frame is gone.")
+
+
+def record_messages(lease: PassLease, step: str, messages: list[Message]) -> None:
+    """Keep exactly what a call is sent on the pass, before sending it."""
+    with transaction.atomic():
+        current = (
+            Pass.objects.select_for_update()
+            .filter(lease.q())
+            .values_list("messages", flat=True)
+            .first()
+        )
+        if current is None:
+            raise LeaseLost()
+        sent = [m.as_dict() for m in messages]
+        Pass.objects.filter(lease.q()).update(
+            messages=[*current, {"step": step, "attempt": lease.attempts, "messages": sent}]
+        )
+
+
+def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
+    messages = compile_bones(ctx, model)
+    record_messages(lease, "bones", messages)
+    return llm_structured(model=model, messages=messages, schema=Bones, purpose="synthesis.bones")
+
+
+def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
+    with transaction.atomic():
+        lock_frame(ctx.frame.pk)
+        if not lease.held(lock=True):
+            raise LeaseLost()
+        existing = Outcome.objects.filter(source_pass_id=ctx.pass_.pk).first()
+        if existing is not None:
+            return existing
+        if Outcome.objects.filter(frame_id=ctx.frame.pk, seq__gt=ctx.horizon).exists():
+            raise _Stale()
+        draft = bones_apply(bones, ctx)
+        outcome = Outcome.objects.create(
+            frame=ctx.frame,
+            seq=next_seq(ctx.frame.pk),
+            seat=ctx.seat,
+            source_pass=ctx.pass_,
+            actions_resolved=draft.actions_resolved,
+            world_facts=draft.world_facts,
+            interrupts=draft.interrupts,
+            witnesses=draft.witnesses,
+            liquid_ids=draft.liquid_ids,
+        )
+        route_bones(ctx, outcome)
+        return outcome
+
+
+def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
+    """Broadcast the outcome to the frame, and wake each interrupted character's pass. In
+    the storing transaction: an outcome is never stored without its interrupts."""
+    from ..windows import window_interrupt
+
+    notify_outcome(outcome)
+    for interrupt in outcome.interrupts:
+        window_interrupt(
+            frame=ctx.frame,
+            seat_id=uuid.UUID(interrupt["seat"]),
+            outcome=outcome,
+            reason=interrupt["reason"],
+        )

@@ -1,0 +1,287 @@
+"""Gather: what one character's medium pass may use, read for that character only.
+
+The pass's own committed liquid (in its window), same-pscale committed liquid of the other
+seats still waiting (resolved together), the outcomes since its last narrative that it
+witnessed, the visible intentions of others still under way, its compiled knowledge and its
+own recent narratives. Never another character's narrative, internal truth or a group's
+inside it is not a member of: those stay out of every prompt built from this context.
+"""
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Max, Q
+
+from productions.knowledge import compile_knowledge
+from productions.models import Frame, LiquidVisibility, Seat
+
+from ..models import (
+    Liquid,
+    LiquidStatus,
+    Narrative,
+    NarrativeStatus,
+    Outcome,
+    Pass,
+    PassStatus,
+    Trigger,
+)
+from ..windows import DEFAULT_PSCALE
+
+TEXT_MAX = 500  # one action, fact or reason, as a prompt line or stored in an outcome
+PENDING_MAX = 8  # others' intentions still under way, newest kept
+# An outcome can only resolve liquid committed before it; this much slack absorbs clocks.
+CLOCK_SLACK = timedelta(minutes=5)
+
+
+class LeaseLost(Exception):
+    """The run no longer holds its pass (restarted elsewhere, retried, deleted): it stops
+    and writes nothing more."""
+
+
+@dataclass(frozen=True)
+class PassLease:
+    """Which run holds a running pass: every write of the run is conditional on it."""
+
+    pass_id: uuid.UUID
+    owner: str
+    attempts: int
+
+    @property
+    def where(self) -> dict[str, object]:
+        return {"lease_owner": self.owner, "attempts": self.attempts}
+
+    def q(self) -> Q:
+        return Q(pk=self.pass_id, status=PassStatus.RUNNING, **self.where)
+
+    def held(self, *, lock: bool = False) -> bool:
+        """Whether the run still holds the pass; with `lock`, the pass's row stays locked
+        until the transaction ends, so nobody takes it meanwhile."""
+        rows = Pass.objects.filter(self.q())
+        if lock:
+            rows = rows.select_for_update()
+        return bool(list(rows.values_list("pk", flat=True)))
+
+
+@dataclass(frozen=True)
+class Action:
+    """A committed (or, for a pending intention, submitted) liquid as prompts show it."""
+
+    liquid_id: uuid.UUID
+    seat_id: uuid.UUID
+    label: str
+    text: str
+    interruptive: bool = False
+    targets: tuple[str, ...] = ()  # labels of the characters it acts on
+
+
+@dataclass
+class MediumContext:
+    pass_: Pass
+    frame: Frame
+    seat: Seat
+    seats: list[Seat]  # the frame's, in position order, personas' affiliations prefetched
+    labels: dict[uuid.UUID, str]  # seat → the character's name in prompts and answers
+    pscale: int
+    own: list[Liquid]  # this pass narrates and consumes these
+    to_resolve: list[Action]  # in canonical order: commit time, then seat position
+    resolved_before: dict[uuid.UUID, int]  # own liquid another outcome already resolved → seq
+    outcomes: list[Outcome]  # oldest first
+    horizon: int  # the newest outcome's seq when this was gathered
+    pending: list[Action]
+    knowledge: str
+    recent: list[Narrative]  # own, oldest first
+    interrupt_outcome: Outcome | None = None
+    interrupt_reason: str = ""
+    visible_liquid: bool = True
+
+    @property
+    def label(self) -> str:
+        return self.labels[self.seat.pk]
+
+
+def flat(text: str, limit: int = TEXT_MAX) -> str:
+    """One line: a player's newlines can never start a line of its own in a prompt."""
+    return " ".join(str(text).split())[:limit]
+
+
+def seat_labels(seats: list[Seat]) -> dict[uuid.UUID, str]:
+    """Each seat's character name; a name two personas share gets its position."""
+    names = [seat.persona.name.strip() or "Someone" for seat in seats]
+    return {
+        seat.pk: name if names.count(name) == 1 else f"{name} ({seat.position + 1})"
+        for seat, name in zip(seats, names, strict=True)
+    }
+
+
+def effective_pscale(liquid: Liquid) -> int:
+    return liquid.pscale if liquid.pscale is not None else DEFAULT_PSCALE
+
+
+def gather(pass_: Pass) -> MediumContext:
+    """Read everything the pass's character may use, now.
+
+    Raises:
+        ObjectDoesNotExist: the frame or the seat is gone.
+    """
+    frame = Frame.objects.select_related(
+        "production__world", "production__scenario", "medium_model"
+    ).get(pk=pass_.frame_id)
+    seats = list(
+        Seat.objects.filter(frame=frame)
+        .select_related("persona", "user", "assistant__model")
+        .prefetch_related("persona__affiliations")
+    )
+    seat = next((s for s in seats if s.pk == pass_.seat_id), None)
+    if seat is None:
+        raise Seat.DoesNotExist("The pass's seat is gone.")
+    labels = seat_labels(seats)
+    position = {s.pk: s.position for s in seats}
+    horizon = Outcome.objects.filter(frame=frame).aggregate(top=Max("seq"))["top"] or 0
+    window = pass_.window
+    own = (
+        list(
+            Liquid.objects.filter(
+                seat=seat, status=LiquidStatus.COMMITTED, window_id=pass_.window_id
+            ).order_by("committed_at", "id")
+        )
+        if pass_.window_id
+        else []  # an interrupt for a seat whose pass runs already: that pass has its liquid
+    )
+    pscale = window.pscale if window is not None else DEFAULT_PSCALE
+    others = list(
+        Liquid.objects.filter(
+            frame=frame, status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
+        )
+        .exclude(seat=seat)
+        .order_by("submitted_at", "id")
+    )
+    same = [
+        x for x in others if x.status == LiquidStatus.COMMITTED and effective_pscale(x) == pscale
+    ]
+    resolved = _resolved_seqs(frame, own + same)
+    unresolved_own = [x for x in own if x.pk not in resolved]
+    # Others' actions resolve together with this character's own, never on their own here.
+    together = [x for x in same if x.pk not in resolved] if unresolved_own else []
+    ordered = sorted(
+        unresolved_own + together,
+        key=lambda x: (x.committed_at or x.submitted_at, position.get(x.seat_id, 0), str(x.pk)),
+    )
+    to_resolve = [_action(x, labels) for x in ordered]
+    visible = frame.liquid_visibility == LiquidVisibility.ALL
+    chosen = {x.pk for x in ordered}
+    pending = (
+        [
+            _action(x, labels)
+            for x in others
+            if x.pk not in chosen
+            and x.pk not in resolved
+            and x.pscale is not None
+            and x.pscale >= pscale
+        ][-PENDING_MAX:]
+        if visible
+        else []
+    )
+    interrupt_outcome = None
+    if pass_.trigger == Trigger.INTERRUPT and pass_.interrupt.get("outcome"):
+        interrupt_outcome = Outcome.objects.filter(
+            frame=frame, pk=_uuid(pass_.interrupt["outcome"])
+        ).first()
+    resolved_before = {x.pk: resolved[x.pk] for x in own if x.pk in resolved}
+    outcomes = _outcomes(frame, seat, must={*resolved_before.values(), *_seq_of(interrupt_outcome)})
+    production = frame.production
+    return MediumContext(
+        pass_=pass_,
+        frame=frame,
+        seat=seat,
+        seats=seats,
+        labels=labels,
+        pscale=pscale,
+        own=own,
+        to_resolve=to_resolve,
+        resolved_before=resolved_before,
+        outcomes=outcomes,
+        horizon=horizon,
+        pending=pending,
+        knowledge=compile_knowledge(
+            speaker=seat.persona,
+            cast=[s.persona for s in seats],
+            world=production.world,
+            scenario=production.scenario,
+        ),
+        recent=list(
+            Narrative.objects.filter(seat=seat, status=NarrativeStatus.DONE).order_by(
+                "-created_at", "-id"
+            )[: settings.LMIX_MEDIUM_NARRATIVES_CONTEXT]
+        )[::-1],
+        interrupt_outcome=interrupt_outcome,
+        interrupt_reason=(
+            flat(pass_.interrupt.get("reason", "")) if pass_.trigger == Trigger.INTERRUPT else ""
+        ),
+        visible_liquid=visible,
+    )
+
+
+def _action(liquid: Liquid, labels: dict[uuid.UUID, str]) -> Action:
+    targets = [labels.get(_uuid(t)) for t in liquid.targets or []]
+    return Action(
+        liquid_id=liquid.pk,
+        seat_id=liquid.seat_id,
+        label=labels.get(liquid.seat_id, "Someone"),
+        text=flat(liquid.content),
+        interruptive=liquid.interruptive,
+        targets=tuple(t for t in targets if t and t != labels.get(liquid.seat_id)),
+    )
+
+
+def _resolved_seqs(frame: Frame, liquids: list[Liquid]) -> dict[uuid.UUID, int]:
+    """Which of `liquids` an outcome already resolved (liquid → the first such seq)."""
+    if not liquids:
+        return {}
+    since: datetime = min(x.committed_at or x.submitted_at for x in liquids) - CLOCK_SLACK
+    wanted = {str(x.pk): x.pk for x in liquids}
+    found: dict[uuid.UUID, int] = {}
+    rows = Outcome.objects.filter(frame=frame, created_at__gte=since).order_by("seq")
+    for seq, liquid_ids in rows.values_list("seq", "liquid_ids"):
+        for liquid_id in liquid_ids or []:
+            if liquid_id in wanted:
+                found.setdefault(wanted[liquid_id], seq)
+    return found
+
+
+def _outcomes(frame: Frame, seat: Seat, *, must: set[int]) -> list[Outcome]:
+    """The outcomes since the seat's last narrative that it witnessed (the newest
+    LMIX_MEDIUM_OUTCOMES_CONTEXT), plus those it must know (its own action's, the
+    interrupt's), oldest first."""
+    last = Narrative.objects.filter(seat=seat, status=NarrativeStatus.DONE).order_by(
+        "-created_at", "-id"
+    )
+    narrated = last.values_list("outcome_ids", flat=True).first() or []
+    after = 0
+    if narrated:
+        after = (
+            Outcome.objects.filter(frame=frame, pk__in=[_uuid(i) for i in narrated]).aggregate(
+                top=Max("seq")
+            )["top"]
+            or 0
+        )
+    newest = Outcome.objects.filter(frame=frame, seq__gt=after).order_by("-seq")[
+        : settings.LMIX_MEDIUM_OUTCOMES_CONTEXT
+    ]
+    chosen = {o.seq: o for o in newest if str(seat.pk) in (o.witnesses or [])}
+    missing = must - chosen.keys()
+    if missing:
+        chosen.update({o.seq: o for o in Outcome.objects.filter(frame=frame, seq__in=missing)})
+    return [chosen[seq] for seq in sorted(chosen)]
+
+
+def _seq_of(outcome: Outcome | None) -> set[int]:
+    return {outcome.seq} if outcome is not None else set()
+
+
+def _uuid(value: object) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None

@@ -1,0 +1,185 @@
+"""Flesh: the character's personal narrative, streamed to its player (and the GM) delta by
+delta, checkpointed, never written per delta; then routed: stored as done, its liquid
+consumed (never narrated twice), the window fired and the pass done, in one transaction.
+"""
+
+import time
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from lmix.llm.base import LLMError, Usage
+from lmix.llm.client import llm_stream
+from lmix.llm.tokens import count_tokens
+from lmix.models import LLMModel
+from productions.selectors import seats_load
+
+from ..events import notify_liquid, notify_narrative_done, notify_narrative_token, notify_window
+from ..models import (
+    Liquid,
+    LiquidStatus,
+    Narrative,
+    NarrativeStatus,
+    Outcome,
+    Pass,
+    PassStatus,
+    Window,
+    WindowStatus,
+)
+from .bones import lock_frame, record_messages
+from .context import LeaseLost, MediumContext, PassLease
+from .prompts import compile_flesh, reply_cap, resolving_outcomes
+
+
+class NarrativeWriter:
+    """The text of one flesh run: publishes each delta at once with its index, stores the
+    text at most every LMIX_STREAM_CHECKPOINT_SECONDS, only while the run holds its pass."""
+
+    def __init__(self, narrative: Narrative, lease: PassLease) -> None:
+        self.narrative = narrative
+        self.parts: list[str] = []
+        self.index = 0
+        self.tokens = 0
+        self.saved_at = time.monotonic()
+        self.ours = Narrative.objects.filter(
+            pk=narrative.pk,
+            status=NarrativeStatus.STREAMING,
+            source_pass__status=PassStatus.RUNNING,
+            source_pass__lease_owner=lease.owner,
+            source_pass__attempts=lease.attempts,
+        )
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def add(self, delta: str) -> bool:
+        """Publish and keep `delta`; False once the run no longer holds its pass."""
+        notify_narrative_token(self.narrative, index=self.index, delta=delta)
+        self.parts.append(delta)
+        self.index += 1
+        self.tokens += count_tokens(delta)
+        if time.monotonic() - self.saved_at >= settings.LMIX_STREAM_CHECKPOINT_SECONDS:
+            return self.checkpoint()
+        return True
+
+    def checkpoint(self) -> bool:
+        self.saved_at = time.monotonic()
+        return bool(self.ours.update(text=self.text, token_count=self.index))
+
+
+def flesh_step(
+    ctx: MediumContext, outcome: Outcome | None, *, lease: PassLease, model: LLMModel
+) -> Narrative:
+    """Stream the narrative of this pass (or find it done by an earlier run).
+
+    Raises:
+        LLMError: the provider failed (the text so far is kept, for the GM to see).
+        LeaseLost: the run no longer holds its pass.
+    """
+    narrative = _narrative_open(ctx, outcome, lease)
+    if narrative.status == NarrativeStatus.DONE:
+        return narrative
+    messages = compile_flesh(ctx, outcome, model)
+    record_messages(lease, "flesh", messages)
+    writer = NarrativeWriter(narrative, lease)
+    cap = reply_cap(ctx.pscale)
+    configured = model.config.get("max_tokens") if isinstance(model.config, dict) else None
+    limit = min(cap, configured) if isinstance(configured, int) and configured > 0 else cap
+    stream = llm_stream(
+        model=model,
+        messages=messages,
+        purpose="synthesis.flesh",
+        overrides={"max_tokens": limit},
+        usage=Usage(),
+    )
+    try:
+        for delta in stream:
+            if not delta:
+                continue
+            if not writer.add(delta):
+                raise LeaseLost()
+            if writer.tokens >= limit:  # a provider that ignores max_tokens stops here
+                break
+    except LLMError:
+        writer.checkpoint()
+        raise
+    finally:
+        stream.close()
+    if not writer.checkpoint():
+        raise LeaseLost()
+    narrative.text, narrative.token_count = writer.text, writer.index
+    return narrative
+
+
+def _narrative_open(ctx: MediumContext, outcome: Outcome | None, lease: PassLease) -> Narrative:
+    """The pass's narrative row. A run after a failed or lost one starts the text afresh
+    under a new id, so no client ever joins the deltas of two runs."""
+    ids = {o.pk: o.seq for o in ctx.outcomes}
+    if outcome is not None:
+        ids[outcome.pk] = outcome.seq
+    for resolved in resolving_outcomes(ctx, outcome):
+        ids[resolved.pk] = resolved.seq
+    with transaction.atomic():
+        if not lease.held(lock=True):
+            raise LeaseLost()
+        existing = Narrative.objects.filter(source_pass_id=ctx.pass_.pk).first()
+        if existing is not None and existing.status == NarrativeStatus.DONE:
+            return existing
+        if existing is not None:
+            existing.delete()
+        return Narrative.objects.create(
+            frame=ctx.frame,
+            seat=ctx.seat,
+            user_id=ctx.seat.user_id,
+            source_pass=ctx.pass_,
+            outcome_ids=[str(pk) for pk in sorted(ids, key=ids.__getitem__)],
+            liquid_ids=[str(x.pk) for x in ctx.own],
+            trigger=ctx.pass_.trigger,
+            pscale=ctx.pscale,
+        )
+
+
+def route_flesh(ctx: MediumContext, narrative: Narrative | None, *, lease: PassLease) -> None:
+    """Finish the pass in one transaction: the narrative done and sent to its player, the
+    liquid it narrated consumed by it, the window fired, the pass done. With no narrative
+    (nothing was left to narrate) only the window and the pass."""
+    with transaction.atomic():
+        lock_frame(ctx.frame.pk)
+        if not Pass.move(
+            ctx.pass_.pk, PassStatus.DONE, only_from=(PassStatus.RUNNING,), where=lease.where
+        ):
+            raise LeaseLost()
+        if narrative is not None:
+            if (
+                not Narrative.objects.filter(
+                    pk=narrative.pk, status=NarrativeStatus.STREAMING
+                ).update(
+                    status=NarrativeStatus.DONE,
+                    text=narrative.text,
+                    token_count=narrative.token_count,
+                    updated_at=timezone.now(),
+                )
+                and not Narrative.objects.filter(
+                    pk=narrative.pk, status=NarrativeStatus.DONE
+                ).exists()
+            ):
+                raise LeaseLost()
+            narrative.refresh_from_db()
+            seats = seats_load(frame=ctx.frame)
+            for liquid in ctx.own:
+                if Liquid.move(
+                    liquid.pk,
+                    LiquidStatus.CONSUMED,
+                    only_from=(LiquidStatus.COMMITTED,),
+                    consumed_by=narrative,
+                ):
+                    liquid.refresh_from_db()
+                    notify_liquid("liquid.consumed", liquid, frame=ctx.frame, seats=seats)
+            notify_narrative_done(narrative)
+        window_id = ctx.pass_.window_id
+        if window_id and Window.move(
+            window_id, WindowStatus.FIRED, only_from=(WindowStatus.FIRING,)
+        ):
+            notify_window("window.fired", Window.objects.get(pk=window_id))

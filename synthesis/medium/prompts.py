@@ -1,0 +1,193 @@
+"""Compile: the messages of the bones and flesh calls, from the templates in
+synthesis/templates/synthesis/, fitted to the model's context window.
+
+The bones prompt is public: the world, the scenario and how anyone sees the characters
+present (universal and external truth), never an internal truth, because the outcome it
+produces goes to everyone. The flesh prompt is the character's own: its compiled knowledge
+(productions/knowledge.py) and its own recent narratives.
+
+Each template holds a system part and a user part, split by a `=== USER ===` line. The
+flesh prompt ends with a `SCENE TO NARRATE:` … `END OF SCENE` block of `- Key: value`
+lines, which the offline narrator reads too (lmix/llm/offline.py).
+"""
+
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+from lmix.llm.base import Message
+from lmix.llm.tokens import context_window, count_message_tokens
+from lmix.models import LLMModel
+from productions.models import Seat
+
+from ..models import Outcome, Trigger
+from .context import Action, MediumContext, flat
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "synthesis"
+USER_PART = "=== USER ==="
+NONE = "(none)"
+BONES_REPLY_TOKENS = 1024
+# Words a narrative aims at by pscale (−3 ≈ a second … +1 ≈ an hour; +2 like +1).
+WORD_BUDGETS = {-3: 10, -2: 30, -1: 100, 0: 300, 1: 1000, 2: 1000}
+
+
+@cache
+def template(name: str) -> tuple[str, str]:
+    """A template's system and user parts."""
+    system, user = (TEMPLATES / name).read_text().split(f"\n{USER_PART}\n")
+    return system.strip(), user.strip()
+
+
+def word_budget(pscale: int) -> int:
+    return WORD_BUDGETS[min(max(pscale, -3), 2)]
+
+
+def reply_cap(pscale: int) -> int:
+    """The most tokens a narrative of this pscale may stream."""
+    return word_budget(pscale) * 2
+
+
+def action_line(number: int, action: Action) -> str:
+    marks = ""
+    if action.interruptive:
+        marks = " (interruptive, acting on: " + ", ".join(action.targets) + ")"
+        marks = marks if action.targets else " (interruptive)"
+    return f"{number}. [{action.label}]{marks} {action.text}"
+
+
+def intention_line(action: Action) -> str:
+    return f"- {action.label} intends: {action.text}"
+
+
+def outcome_lines(outcome: Outcome, labels: dict) -> str:
+    lines = [f"- Outcome {outcome.seq}:"]
+    lines += [f"  - {result_text(entry, labels)}" for entry in outcome.actions_resolved]
+    lines += [f"  - Fact: {flat(fact)}" for fact in outcome.world_facts]
+    lines += [
+        f"  - Interrupts {_label(labels, entry.get('seat'))}: {flat(entry.get('reason', ''))}"
+        for entry in outcome.interrupts
+    ]
+    return "\n".join(lines)
+
+
+def result_text(entry: dict, labels: dict) -> str:
+    who = _label(labels, entry.get("seat"))
+    return f"{who}: {flat(entry.get('action', ''))} ({entry.get('result', '')})"
+
+
+def _label(labels: dict, seat_id: object) -> str:
+    return next((name for pk, name in labels.items() if str(pk) == str(seat_id)), "Someone")
+
+
+def public_character(seat: Seat, label: str) -> str:
+    persona = seat.persona
+    lines = [f"- {label}"]
+    if persona.universal_truth.strip():
+        lines.append(f"  - {flat(persona.universal_truth, 4000)}")
+    if persona.external_truth.strip():
+        lines.append(f"  - As others see them: {flat(persona.external_truth, 4000)}")
+    return "\n".join(lines)
+
+
+def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
+    """What the bones call is sent: public knowledge, earlier outcomes, the actions."""
+    production = ctx.frame.production
+    system, user = template("bones.txt")
+    system = system.format(
+        world_name=production.world.name,
+        world=production.world.description.strip(),
+        scenario_name=production.scenario.name,
+        scenario=production.scenario.description.strip(),
+        characters="\n".join(public_character(s, ctx.labels[s.pk]) for s in ctx.seats),
+    )
+    interrupt = ""
+    if ctx.pass_.trigger == Trigger.INTERRUPT:
+        interrupt = f"INTERRUPT: {ctx.label} must react at once: {ctx.interrupt_reason}\n"
+    return _fit(
+        system,
+        user,
+        fixed={"name": ctx.label, "interrupt": interrupt},
+        parts={
+            "outcomes": [outcome_lines(o, ctx.labels) for o in ctx.outcomes],
+            "pending": [intention_line(a) for a in ctx.pending],
+            "actions": [action_line(i, a) for i, a in enumerate(ctx.to_resolve, 1)],
+        },
+        drop_order=("outcomes", "pending"),
+        model=model,
+        reply=BONES_REPLY_TOKENS,
+    )
+
+
+def compile_flesh(ctx: MediumContext, outcome: Outcome | None, model: LLMModel) -> list[Message]:
+    """What the flesh call is sent: the character's knowledge and recent experience, what
+    happened since, and the scene to narrate (its action, its results, the facts)."""
+    words = word_budget(ctx.pscale)
+    in_scene = {o.pk for o in resolving_outcomes(ctx, outcome)}
+    system, user = template("flesh.txt")
+    system = system.format(knowledge=ctx.knowledge, name=ctx.label, words=words)
+    return _fit(
+        system,
+        user,
+        fixed={"name": ctx.label, "scene": "\n".join(scene_lines(ctx, outcome, words))},
+        parts={
+            "recent": [flat(n.text, 8000) for n in ctx.recent],
+            "outcomes": [
+                outcome_lines(o, ctx.labels) for o in ctx.outcomes if o.pk not in in_scene
+            ],
+            "pending": [intention_line(a) for a in ctx.pending],
+        },
+        drop_order=("recent", "pending", "outcomes"),
+        model=model,
+        reply=reply_cap(ctx.pscale),
+    )
+
+
+def resolving_outcomes(ctx: MediumContext, outcome: Outcome | None) -> list[Outcome]:
+    """The outcomes that resolved this character's own liquid: this pass's, and any other
+    character's that resolved it together with theirs first."""
+    own = {str(x.pk) for x in ctx.own}
+    found = {o.pk: o for o in ctx.outcomes if own & set(o.liquid_ids or [])}
+    if outcome is not None:
+        found[outcome.pk] = outcome
+    return sorted(found.values(), key=lambda o: o.seq)
+
+
+def scene_lines(ctx: MediumContext, outcome: Outcome | None, words: int) -> list[str]:
+    lines = [f"- Character: {ctx.label}"]
+    lines += [f"- Intention: {flat(x.content)}" for x in ctx.own]
+    if ctx.interrupt_reason:
+        lines.append(f"- Interrupt: {ctx.interrupt_reason}")
+    for resolved in resolving_outcomes(ctx, outcome):
+        lines += [f"- Result: {result_text(e, ctx.labels)}" for e in resolved.actions_resolved]
+        lines += [f"- Fact: {flat(fact)}" for fact in resolved.world_facts]
+    if ctx.interrupt_outcome is not None and outcome != ctx.interrupt_outcome:
+        lines += [f"- Fact: {flat(fact)}" for fact in ctx.interrupt_outcome.world_facts]
+    lines.append(f"- Words: {words}")
+    return lines
+
+
+def _fit(
+    system: str,
+    user: str,
+    *,
+    fixed: dict[str, str],
+    parts: dict[str, list[str]],
+    drop_order: Sequence[str],
+    model: LLMModel,
+    reply: int,
+) -> list[Message]:
+    """The messages, leaving out the oldest droppable items until they fit the model's
+    window with `reply` tokens to spare. The system part and the fixed fields are never
+    cut: without them the call makes no sense, and the provider's error says so plainly."""
+    window = context_window(model.model_id)
+    budget = window - min(reply, window // 2)
+    parts = {name: list(items) for name, items in parts.items()}
+    while True:
+        text = user.format(**fixed, **{k: "\n".join(v) or NONE for k, v in parts.items()})
+        messages = [Message("system", system), Message("user", text)]
+        if count_message_tokens(messages) <= budget:
+            return messages
+        victim = next((name for name in drop_order if parts[name]), None)
+        if victim is None:
+            return messages
+        parts[victim].pop(0)

@@ -1,0 +1,252 @@
+"""Running a medium pass under a lease, in its fixed order (gather → compile → bones →
+route bones → flesh → route flesh); its failure, the GM's retry, and the sweep that reruns
+passes whose worker died (docs/tasks.md)."""
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from lmix.errors import ApplicationError
+from lmix.llm.base import LLMError
+from lmix.models import LLMModel
+from lmix.realtime.leases import lease_held, on_heartbeat
+from productions.models import Frame, Seat
+from productions.selectors import seats_load
+
+from ..events import notify_pass_failed, notify_window
+from ..models import (
+    Narrative,
+    NarrativeStatus,
+    Pass,
+    PassKind,
+    PassStatus,
+    Window,
+    WindowStatus,
+)
+from .bones import bones_step, lock_frame
+from .context import LeaseLost, PassLease, gather
+from .flesh import flesh_step, route_flesh
+
+logger = logging.getLogger(__name__)
+UNEXPECTED = "Something went wrong in this character's synthesis. Retry it."
+
+
+def medium_pass_run(*, pass_id: object) -> None:
+    """Run a pending medium pass to its outcome and its character's narrative.
+
+    Safe to run twice: only the run that moves the pass from pending to running works, and
+    it holds the pass's lease meanwhile. A run after a lost or failed one reuses the
+    outcome the pass already has (one outcome and one narrative per pass, whatever
+    happens). A provider failure or an invalid answer fails the pass with a readable
+    reason, its window too; its liquid stays committed for a retry.
+    """
+    with lease_held() as owner:
+        if not Pass.move(
+            pass_id,
+            PassStatus.RUNNING,
+            only_from=(PassStatus.PENDING,),
+            where={"kind": PassKind.MEDIUM},
+            lease_owner=owner,
+            heartbeat_at=timezone.now(),
+            attempts=F("attempts") + 1,
+        ):
+            return
+        pass_ = Pass.objects.select_related("window").get(pk=pass_id)
+        lease = PassLease(pass_.pk, owner, pass_.attempts)
+        try:
+            _run(pass_, lease)
+        except LeaseLost:
+            logger.info("medium pass %s is no longer this run's", pass_id)
+        except (LLMError, ApplicationError) as error:
+            _fail(pass_, lease, message=str(error))
+        except ObjectDoesNotExist:
+            logger.info("medium pass %s lost its frame or seat meanwhile", pass_id)
+        except Exception:
+            logger.exception("medium pass %s failed unexpectedly", pass_id)
+            _fail(pass_, lease, message=UNEXPECTED)
+
+
+def _run(pass_: Pass, lease: PassLease) -> None:
+    ctx = gather(pass_)
+    model = medium_model(frame=ctx.frame, seat=ctx.seat)
+    ctx, outcome = bones_step(ctx, lease=lease, model=model)
+    if outcome is None and not ctx.own and not ctx.interrupt_reason:
+        route_flesh(ctx, None, lease=lease)  # nothing left to resolve or narrate
+        return
+    narrative = flesh_step(ctx, outcome, lease=lease, model=model)
+    route_flesh(ctx, narrative, lease=lease)
+
+
+def medium_model(*, frame: Frame, seat: Seat) -> LLMModel:
+    """The frame's medium model, else the seat's assistant's, else the GM's default.
+
+    Raises:
+        ApplicationError: none of them is set.
+    """
+    if frame.medium_model_id:
+        return frame.medium_model
+    if seat.assistant_id:
+        return seat.assistant.model
+    model = LLMModel.objects.filter(owner_id=frame.owner_id, is_default=True).first()
+    if model is None:
+        raise ApplicationError("This frame has no model for its synthesis: choose one.")
+    return model
+
+
+def _fail(pass_: Pass, lease: PassLease, *, message: str) -> None:
+    with transaction.atomic():
+        lock_frame(pass_.frame_id)
+        if not Pass.move(
+            pass_.pk,
+            PassStatus.FAILED,
+            only_from=(PassStatus.RUNNING,),
+            where=lease.where,
+            error=message,
+        ):
+            return
+        _failed(pass_)
+
+
+def _failed(pass_: Pass) -> None:
+    """What a failed pass leaves: its partial narrative failed, its window failed (the
+    liquid in it stays committed and unconsumed), everyone told, the reason only to the
+    GM and the character's player."""
+    Narrative.objects.filter(source_pass_id=pass_.pk, status=NarrativeStatus.STREAMING).update(
+        status=NarrativeStatus.FAILED
+    )
+    if pass_.window_id and Window.move(
+        pass_.window_id, WindowStatus.FAILED, only_from=(WindowStatus.FIRING,)
+    ):
+        notify_window("window.failed", Window.objects.get(pk=pass_.window_id))
+    pass_.refresh_from_db()
+    notify_pass_failed(pass_, seats=seats_load(frame=Frame.objects.get(pk=pass_.frame_id)))
+
+
+@transaction.atomic
+def medium_pass_retry(*, pass_: Pass) -> Pass:
+    """The GM retries a failed medium pass: pending again (its window firing again), its
+    task enqueued. It reuses the outcome it stored before failing, if any.
+
+    Raises:
+        ApplicationError: it is not a medium pass, or it has not failed (409).
+    """
+    if pass_.kind != PassKind.MEDIUM:
+        raise ApplicationError("Only a medium pass can be retried here.")
+    lock_frame(pass_.frame_id)
+    if not Pass.move(
+        pass_.pk,
+        PassStatus.PENDING,
+        only_from=(PassStatus.FAILED,),
+        error="",
+        lease_owner="",
+        heartbeat_at=None,
+        attempts=0,  # a retry gets its own restarts after a dead worker
+    ):
+        raise ApplicationError("Only a failed pass can be retried.", status_code=409)
+    if pass_.window_id and Window.move(
+        pass_.window_id, WindowStatus.FIRING, only_from=(WindowStatus.FAILED,)
+    ):
+        notify_window("window.fired", Window.objects.get(pk=pass_.window_id))
+    pass_.refresh_from_db()
+    pass_id = pass_.pk
+    transaction.on_commit(lambda: _enqueue(pass_id))
+    return pass_
+
+
+def _enqueue(pass_id: object) -> None:
+    from ..tasks import medium_pass_task
+
+    medium_pass_task.delay(str(pass_id))
+
+
+@on_heartbeat
+def medium_passes_renew(owner: str, now) -> int:
+    """The heartbeat: every medium pass this worker runs is still alive."""
+    return Pass.objects.filter(
+        lease_owner=owner, status=PassStatus.RUNNING, kind=PassKind.MEDIUM
+    ).update(heartbeat_at=now)
+
+
+def passes_sweep(
+    *, pending_after: float | None = None, lapsed_after: float | None = None
+) -> dict[str, int]:
+    """The backstop for lost medium passes: enqueue again those whose task never started,
+    and run again those whose worker stopped renewing its lease (or fail them after
+    LMIX_LEASE_MAX_RESTARTS reruns).
+
+    Returns:
+        How many passes were re-enqueued, restarted and failed.
+    """
+    now = timezone.now()
+    if pending_after is None:
+        pending_after = settings.LMIX_PENDING_REQUEUE_SECONDS
+    if lapsed_after is None:
+        lapsed_after = settings.LMIX_LEASE_TIMEOUT_SECONDS
+    counts = {"requeued": 0, "restarted": 0, "failed": 0}
+    lost = Pass.objects.filter(
+        kind=PassKind.MEDIUM,
+        status=PassStatus.PENDING,
+        updated_at__lt=now - timedelta(seconds=pending_after),
+    ).values_list("pk", "updated_at")
+    for pass_id, updated_at in list(lost):
+        # Touched when re-enqueued: one enqueue per interval, whoever sweeps.
+        if Pass.objects.filter(pk=pass_id, status=PassStatus.PENDING, updated_at=updated_at).update(
+            updated_at=now
+        ):
+            _enqueue(pass_id)
+            counts["requeued"] += 1
+    before = now - timedelta(seconds=lapsed_after)
+    lapsed = Pass.objects.filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING).filter(
+        Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True, updated_at__lt=before)
+    )
+    for pass_ in lapsed.defer("messages"):
+        result = pass_lease_lapsed(pass_=pass_)
+        if result:
+            counts[result] += 1
+    return counts
+
+
+@transaction.atomic
+def pass_lease_lapsed(*, pass_: Pass) -> str | None:
+    """Its worker is gone: run the pass again from where it stands (an outcome it stored is
+    kept; its narrative starts afresh), or fail it once it has had its runs.
+
+    Returns:
+        "restarted", "failed", or None when the pass changed meanwhile (a late heartbeat).
+    """
+    unchanged = {
+        "lease_owner": pass_.lease_owner,
+        "attempts": pass_.attempts,
+        "heartbeat_at": pass_.heartbeat_at,
+    }
+    if pass_.attempts <= settings.LMIX_LEASE_MAX_RESTARTS:
+        if not Pass.move(
+            pass_.pk,
+            PassStatus.PENDING,
+            only_from=(PassStatus.RUNNING,),
+            where=unchanged,
+            lease_owner="",
+            heartbeat_at=None,
+        ):
+            return None
+        pass_id = pass_.pk
+        transaction.on_commit(lambda: _enqueue(pass_id))
+        logger.warning("medium pass %s lost its worker; running it again", pass_id)
+        return "restarted"
+    lock_frame(pass_.frame_id)
+    if not Pass.move(
+        pass_.pk,
+        PassStatus.FAILED,
+        only_from=(PassStatus.RUNNING,),
+        where=unchanged,
+        lease_owner="",
+        error=f"The worker stopped while running this pass ({pass_.attempts} tries). Retry it.",
+    ):
+        return None
+    _failed(pass_)
+    return "failed"

@@ -1,0 +1,252 @@
+"""The frames engine's records: liquid (submitted intentions), windows (per-character
+timers), passes (soft and medium LLM work), outcomes (shared bones) and narratives
+(personal flesh). Every lifecycle is a transition table moved with `lifecycle_move`."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from lmix.lifecycle import lifecycle_move
+from productions.models import Frame, Seat
+
+LIQUID_MAX = 4000
+
+
+class LiquidStatus(models.TextChoices):
+    SUBMITTED = "submitted"  # revisable
+    COMMITTED = "committed"  # in a window, waiting for its medium pass
+    CONSUMED = "consumed"  # narrated by a solid: never narrated again
+    WITHDRAWN = "withdrawn"
+
+
+LIQUID_TRANSITIONS: dict[str, set[str]] = {
+    LiquidStatus.SUBMITTED: {LiquidStatus.COMMITTED, LiquidStatus.WITHDRAWN},
+    LiquidStatus.COMMITTED: {LiquidStatus.CONSUMED},
+    LiquidStatus.CONSUMED: set(),
+    LiquidStatus.WITHDRAWN: set(),
+}
+
+
+class WindowStatus(models.TextChoices):
+    OPEN = "open"  # counting down to expires_at (or frozen while the frame is paused)
+    FIRING = "firing"  # claimed: its medium pass runs
+    FIRED = "fired"
+    CANCELLED = "cancelled"  # an interrupt woke the character early
+    FAILED = "failed"  # its pass failed; the GM can retry
+
+
+WINDOW_TRANSITIONS: dict[str, set[str]] = {
+    WindowStatus.OPEN: {WindowStatus.FIRING, WindowStatus.CANCELLED},
+    WindowStatus.FIRING: {WindowStatus.FIRED, WindowStatus.FAILED},
+    WindowStatus.FAILED: {WindowStatus.FIRING},  # a retry
+    WindowStatus.FIRED: set(),
+    WindowStatus.CANCELLED: set(),
+}
+
+
+class PassKind(models.TextChoices):
+    SOFT = "soft"
+    MEDIUM = "medium"
+
+
+class Trigger(models.TextChoices):
+    SUBMIT = "submit"
+    EDIT = "edit"
+    EXPIRY = "expiry"
+    INTERRUPT = "interrupt"
+    COMMIT = "commit"
+    ADVANCE = "advance"
+
+
+class PassStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+PASS_TRANSITIONS: dict[str, set[str]] = {
+    PassStatus.PENDING: {PassStatus.RUNNING, PassStatus.FAILED},
+    # Back to pending: its worker's lease lapsed (docs/tasks.md), or a GM retry.
+    PassStatus.RUNNING: {PassStatus.DONE, PassStatus.FAILED, PassStatus.PENDING},
+    PassStatus.FAILED: {PassStatus.PENDING},
+    PassStatus.DONE: set(),
+}
+
+
+class Liquid(models.Model):
+    """A submitted intention for a seat: revisable until committed."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="liquid")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="liquid")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )  # the player, the GM for an AI seat, or none when the seat's assistant wrote it
+    content = models.TextField(max_length=LIQUID_MAX)
+    status = models.CharField(max_length=16, choices=LiquidStatus.choices, default="submitted")
+    revision = models.PositiveIntegerField(default=1)  # a soft result for an older one is dropped
+    window = models.ForeignKey(
+        "Window", null=True, blank=True, on_delete=models.SET_NULL, related_name="liquid"
+    )
+    consumed_by = models.ForeignKey(
+        "Narrative", null=True, blank=True, on_delete=models.SET_NULL, related_name="consumed"
+    )
+    # The soft pass's analysis (or the heuristics', when the model failed: `analysis_source`).
+    pscale = models.SmallIntegerField(null=True, blank=True)
+    window_seconds = models.FloatField(null=True, blank=True)
+    interruptive = models.BooleanField(default=False)
+    targets = models.JSONField(default=list, blank=True)  # seat ids
+    capable = models.BooleanField(null=True, blank=True)
+    capable_reason = models.TextField(blank=True, default="")
+    refined = models.TextField(blank=True, default="")
+    analysis_source = models.CharField(max_length=16, blank=True, default="")  # model/heuristic
+    analysis_note = models.TextField(blank=True, default="")
+    submitted_at = models.DateTimeField(auto_now_add=True)
+    committed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["submitted_at", "id"]
+        indexes = [models.Index(fields=["frame", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.status}: {self.content[:40]}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        return lifecycle_move(Liquid, LIQUID_TRANSITIONS, pk, to, **kwargs)
+
+
+class Window(models.Model):
+    """A character's timer: opened by a commit, it wakes the medium pass when it expires."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="windows")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="windows")
+    status = models.CharField(max_length=16, choices=WindowStatus.choices, default="open")
+    pscale = models.SmallIntegerField(default=-1)
+    opened_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)  # None while the frame is paused
+    remaining_seconds = models.FloatField(null=True, blank=True)  # kept while paused
+    trigger = models.CharField(max_length=16, choices=Trigger.choices, blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["opened_at", "id"]
+        indexes = [models.Index(fields=["status", "expires_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["seat"],
+                condition=models.Q(status__in=["open", "firing"]),
+                name="one_live_window_per_seat",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"window {self.status} until {self.expires_at}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        return lifecycle_move(Window, WINDOW_TRANSITIONS, pk, to, **kwargs)
+
+
+class Pass(models.Model):
+    """One soft or medium pass: what woke it, the exact messages sent, how it ended."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="passes")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="passes")
+    kind = models.CharField(max_length=8, choices=PassKind.choices)
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
+    status = models.CharField(max_length=16, choices=PassStatus.choices, default="pending")
+    liquid = models.ForeignKey(
+        Liquid, null=True, blank=True, on_delete=models.CASCADE, related_name="passes"
+    )  # the soft pass's subject
+    liquid_revision = models.PositiveIntegerField(default=0)  # the revision it analyzes
+    window = models.ForeignKey(
+        Window, null=True, blank=True, on_delete=models.CASCADE, related_name="passes"
+    )  # the medium pass's window
+    interrupt = models.JSONField(default=dict, blank=True)  # {outcome, reason} for an interrupt
+    messages = models.JSONField(default=list, blank=True)  # exactly what was sent, per call
+    error = models.TextField(blank=True, default="")
+    lease_owner = models.CharField(max_length=200, blank=True, default="")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "passes"
+        indexes = [models.Index(fields=["status", "kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} pass ({self.trigger}, {self.status})"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        return lifecycle_move(Pass, PASS_TRANSITIONS, pk, to, **kwargs)
+
+
+class Outcome(models.Model):
+    """Shared bones: what objectively happened, numbered with the frame's seq."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="outcomes")
+    seq = models.BigIntegerField()
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="outcomes")
+    source_pass = models.OneToOneField(
+        Pass, null=True, blank=True, on_delete=models.SET_NULL, related_name="outcome"
+    )
+    actions_resolved = models.JSONField(default=list)  # [{seat, action, result}]
+    world_facts = models.JSONField(default=list)  # [str]
+    interrupts = models.JSONField(default=list)  # [{seat, reason}]
+    witnesses = models.JSONField(default=list)  # seat ids, computed by the server
+    liquid_ids = models.JSONField(default=list)  # the committed liquid it resolved
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["frame", "seq"], name="one_outcome_per_frame_seq")
+        ]
+
+    def __str__(self) -> str:
+        return f"outcome {self.seq}"
+
+
+class NarrativeStatus(models.TextChoices):
+    STREAMING = "streaming"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Narrative(models.Model):
+    """Personal flesh (a solid of the player face): one character's prose, for its player."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="narratives")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="narratives")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source_pass = models.OneToOneField(
+        Pass, null=True, blank=True, on_delete=models.SET_NULL, related_name="narrative"
+    )
+    text = models.TextField(blank=True, default="")
+    token_count = models.PositiveIntegerField(default=0)  # streamed deltas already in text
+    outcome_ids = models.JSONField(default=list)
+    liquid_ids = models.JSONField(default=list)
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
+    pscale = models.SmallIntegerField(default=-1)
+    status = models.CharField(max_length=16, choices=NarrativeStatus.choices, default="streaming")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.status}: {self.text[:40]}"

@@ -1,0 +1,162 @@
+"""Reads of a frame as one user may see it: the GM everything, a player the liquid the
+frame's visibility allows, every outcome, and only their own seats' narratives."""
+
+from typing import Any
+
+from django.db.models import Q
+
+from lmix.models import LLMCall
+from productions.frame_events import seat_body
+from productions.models import Frame, LiquidVisibility
+from productions.selectors import FrameAccess, seats_load
+
+from .models import Liquid, LiquidStatus, Narrative, Outcome, Pass, Window, WindowStatus
+
+
+def liquid_readable(access: FrameAccess, liquid: Liquid) -> bool:
+    """Whether this reader may read the liquid's text (not only that it exists)."""
+    return (
+        access.is_gm
+        or liquid.seat_id in access.seat_ids
+        or access.frame.liquid_visibility == LiquidVisibility.ALL
+    )
+
+
+def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
+    """A liquid row as JSON types; without its text for a reader who may not read it."""
+    body: dict[str, Any] = {
+        "id": str(liquid.pk),
+        "seat": str(liquid.seat_id),
+        "author": liquid.author_id,
+        "status": liquid.status,
+        "revision": liquid.revision,
+        "submitted_at": liquid.submitted_at.isoformat(),
+        "committed_at": liquid.committed_at.isoformat() if liquid.committed_at else None,
+        "pscale": liquid.pscale,
+        "window_seconds": liquid.window_seconds,
+        "interruptive": liquid.interruptive,
+        "targets": liquid.targets,
+        "capable": liquid.capable,
+        "capable_reason": liquid.capable_reason,
+        "analysis_source": liquid.analysis_source,
+        "analysis_note": liquid.analysis_note,
+    }
+    if readable:
+        body["content"] = liquid.content
+        body["refined"] = liquid.refined
+    return body
+
+
+def outcome_body(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "id": str(outcome.pk),
+        "seq": outcome.seq,
+        "seat": str(outcome.seat_id),
+        "actions_resolved": outcome.actions_resolved,
+        "world_facts": outcome.world_facts,
+        "interrupts": outcome.interrupts,
+        "witnesses": outcome.witnesses,
+        "created_at": outcome.created_at.isoformat(),
+    }
+
+
+def narrative_body(narrative: Narrative) -> dict[str, Any]:
+    return {
+        "id": str(narrative.pk),
+        "seat": str(narrative.seat_id),
+        "text": narrative.text,
+        "token_count": narrative.token_count,
+        "outcome_ids": narrative.outcome_ids,
+        "liquid_ids": narrative.liquid_ids,
+        "trigger": narrative.trigger,
+        "pscale": narrative.pscale,
+        "status": narrative.status,
+        "created_at": narrative.created_at.isoformat(),
+    }
+
+
+def window_body(window: Window) -> dict[str, Any]:
+    return {
+        "id": str(window.pk),
+        "seat": str(window.seat_id),
+        "status": window.status,
+        "pscale": window.pscale,
+        "opened_at": window.opened_at.isoformat(),
+        "expires_at": window.expires_at.isoformat() if window.expires_at else None,
+        "remaining_seconds": window.remaining_seconds,
+    }
+
+
+def frame_view(access: FrameAccess) -> dict[str, Any]:
+    """GET /api/frames/{id}: this reader's snapshot. `seq` is read first, so an event after
+    it may also be in the snapshot (the client drops it as stale), but none before it can
+    be missing."""
+    frame = access.frame
+    seq = Frame.objects.values_list("seq", flat=True).get(pk=frame.pk)
+    frame.refresh_from_db()
+    seats = seats_load(frame=frame)
+    live_liquid = Liquid.objects.filter(frame=frame).exclude(status=LiquidStatus.WITHDRAWN)
+    narratives = Narrative.objects.filter(frame=frame)
+    if not access.is_gm:
+        narratives = narratives.filter(seat_id__in=access.seat_ids)
+    windows = Window.objects.filter(
+        Q(status__in=[WindowStatus.OPEN, WindowStatus.FIRING, WindowStatus.FAILED]), frame=frame
+    )
+    return {
+        "id": str(frame.pk),
+        "production": str(frame.production_id),
+        "name": frame.name,
+        "status": frame.status,
+        "mode": frame.mode,
+        "tempo": frame.tempo,
+        "liquid_visibility": frame.liquid_visibility,
+        "seq": seq,
+        "is_gm": access.is_gm,
+        "my_seats": sorted(str(seat_id) for seat_id in access.seat_ids),
+        "invite_code": frame.invite_code if access.is_gm else None,
+        "seats": [seat_body(seat) for seat in seats],
+        "liquid": [liquid_body(x, readable=liquid_readable(access, x)) for x in live_liquid],
+        "outcomes": [outcome_body(o) for o in Outcome.objects.filter(frame=frame)],
+        "narratives": [narrative_body(n) for n in narratives],
+        "windows": [window_body(w) for w in windows],
+    }
+
+
+def pass_list(*, frame: Frame) -> list[dict[str, Any]]:
+    """Every pass of the frame for its GM: what woke it, the exact messages sent, how it
+    ended, and the LLM calls it made (two queries)."""
+    passes = list(Pass.objects.filter(frame=frame).order_by("created_at"))
+    calls: dict[str, list[dict[str, Any]]] = {}
+    for call in LLMCall.objects.filter(subject__in=[f"pass:{p.pk}" for p in passes]).order_by(
+        "created_at"
+    ):
+        calls.setdefault(call.subject, []).append(
+            {
+                "purpose": call.purpose,
+                "kind": call.kind,
+                "model_id": call.model_id,
+                "prompt_tokens": call.prompt_tokens,
+                "completion_tokens": call.completion_tokens,
+                "latency_ms": call.latency_ms,
+                "error": call.error,
+                "finished_at": call.finished_at.isoformat() if call.finished_at else None,
+            }
+        )
+    return [
+        {
+            "id": str(p.pk),
+            "seat": str(p.seat_id),
+            "kind": p.kind,
+            "trigger": p.trigger,
+            "status": p.status,
+            "liquid": str(p.liquid_id) if p.liquid_id else None,
+            "window": str(p.window_id) if p.window_id else None,
+            "interrupt": p.interrupt,
+            "messages": p.messages,
+            "error": p.error,
+            "attempts": p.attempts,
+            "created_at": p.created_at.isoformat(),
+            "calls": calls.get(f"pass:{p.pk}", []),
+        }
+        for p in passes
+    ]

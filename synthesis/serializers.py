@@ -1,0 +1,45 @@
+"""Input validation of the frames API (outputs are built in selectors.py)."""
+
+from rest_framework import serializers
+
+from lmix.models import Assistant, LLMModel
+from lmix.serializers import OwnedRelatedField
+from productions.frame_services import MAX_TEMPO
+from productions.models import FrameMode, LiquidVisibility, SeatController
+
+from .models import LIQUID_MAX
+
+
+class FrameCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    mode = serializers.ChoiceField(choices=FrameMode.choices, default=FrameMode.PER_CHARACTER)
+    tempo = serializers.FloatField(min_value=0, max_value=MAX_TEMPO, default=1.0)
+    liquid_visibility = serializers.ChoiceField(
+        choices=LiquidVisibility.choices, default=LiquidVisibility.ALL
+    )
+    open_seats = serializers.ListField(
+        child=serializers.UUIDField(), required=False, default=list, max_length=100
+    )
+    soft_model = OwnedRelatedField(queryset=LLMModel.objects.all(), required=False, allow_null=True)
+    medium_model = OwnedRelatedField(
+        queryset=LLMModel.objects.all(), required=False, allow_null=True
+    )
+
+
+class FrameJoinSerializer(serializers.Serializer):
+    invite_code = serializers.CharField(max_length=64)
+    seat = serializers.UUIDField()
+
+
+class SeatUpdateSerializer(serializers.Serializer):
+    controller = serializers.ChoiceField(choices=SeatController.choices)
+    assistant = OwnedRelatedField(queryset=Assistant.objects.all(), required=False, allow_null=True)
+
+
+class LiquidSubmitSerializer(serializers.Serializer):
+    seat = serializers.UUIDField()
+    content = serializers.CharField(max_length=LIQUID_MAX)
+
+
+class LiquidEditSerializer(serializers.Serializer):
+    content = serializers.CharField(max_length=LIQUID_MAX)

@@ -1,0 +1,259 @@
+"""The soft pass: a fast analysis of one submitted intention (pscale, window, interruptive,
+targets, capable, refined text) by the frame's soft model, validated with pydantic. When
+the model fails or answers nonsense, heuristics decide and the liquid says so."""
+
+import logging
+import re
+from datetime import timedelta
+from functools import cache
+from pathlib import Path
+from typing import Self
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from pydantic import BaseModel, Field
+
+from lmix.errors import ApplicationError
+from lmix.llm.base import LLMError, Message
+from lmix.llm.client import llm_structured
+from lmix.models import LLMModel
+from lmix.realtime.leases import lease_held, on_heartbeat
+from productions.knowledge import compile_knowledge
+from productions.models import Frame, Seat
+from productions.selectors import seats_load
+
+from .events import notify_liquid
+from .models import LIQUID_MAX, Liquid, LiquidStatus, Pass, PassKind, PassStatus
+from .windows import WINDOW_SECONDS
+
+logger = logging.getLogger(__name__)
+TEMPLATES = Path(__file__).parent / "templates" / "synthesis"
+ACTION_PREFIX = "ACTION: "
+_SEAT_LINE = re.compile(r"^- (.+): ([0-9a-f-]{36})$", re.MULTILINE)
+
+# Heuristic cues, checked in this order: the first that matches sets the pscale.
+_PSCALE_CUES: list[tuple[int, re.Pattern[str]]] = [
+    (2, re.compile(r"\b(days?|weeks?|journey|voyage)\b", re.I)),
+    (1, re.compile(r"\b(hours?|sleep|rest|travel|study|studies)\b", re.I)),
+    (0, re.compile(r"\b(investigate|explore|cook|repair|minutes|wait)\b", re.I)),
+    (
+        -3,
+        re.compile(
+            r"\b(strike|stab|shoot|fire|punch|dodge|duck|slap|shove|grab|yell|scream|shout)s?\b",
+            re.I,
+        ),
+    ),
+    (
+        -2,
+        re.compile(r"\b(attack|run|draw|throw|jump|open|close|push|pull|take|give|kick)s?\b", re.I),
+    ),
+]
+_INTERRUPTIVE = re.compile(
+    r"\b(attack|strike|stab|shoot|fire|punch|shove|grab|tackle|kick|slap|yell|scream|shout|interrupt|stop)s?\b",
+    re.I,
+)
+
+
+class SoftAnalysis(BaseModel):
+    """What the soft model answers about one intention."""
+
+    pscale: int = Field(ge=-3, le=2)
+    window_seconds: float = Field(gt=0, le=3600)
+    interruptive: bool
+    targets: list[str] = Field(default_factory=list, max_length=12)
+    capable: bool
+    capable_reason: str = Field(default="", max_length=500)
+    refined: str = Field(min_length=1, max_length=LIQUID_MAX)
+
+    @classmethod
+    def offline_answer(cls, messages: list[Message], variant: int = 0) -> Self:
+        """The offline narrator's answer: the heuristics, read from the compiled prompt."""
+        text = "\n".join(m.content for m in messages)
+        action = next(
+            (
+                line[len(ACTION_PREFIX) :]
+                for line in text.splitlines()
+                if line.startswith(ACTION_PREFIX)
+            ),
+            "",
+        )
+        seats = {name: seat_id for name, seat_id in _SEAT_LINE.findall(text)}
+        return heuristics(action or "…", seats)
+
+
+def heuristics(content: str, seats: dict[str, str]) -> SoftAnalysis:
+    """A deterministic analysis from the words alone.
+
+    Args:
+        content: the intention as written.
+        seats: the other characters, name → seat id (a target is a name mentioned).
+    """
+    pscale = next((scale for scale, cue in _PSCALE_CUES if cue.search(content)), None)
+    if pscale is None:
+        pscale = -2 if len(content.split()) <= 12 else -1
+    targets = [seat_id for name, seat_id in seats.items() if _mentions(content, name)]
+    refined = " ".join(content.split())[:LIQUID_MAX] or "…"
+    return SoftAnalysis(
+        pscale=pscale,
+        window_seconds=WINDOW_SECONDS[pscale],
+        interruptive=bool(_INTERRUPTIVE.search(content)) and pscale <= -2,
+        targets=targets,
+        capable=True,
+        refined=refined[0].upper() + refined[1:],
+    )
+
+
+def _mentions(content: str, name: str) -> bool:
+    parts = [name, *name.split()]
+    return any(
+        re.search(rf"\b{re.escape(part)}\b", content, re.I) for part in parts if len(part) > 2
+    )
+
+
+@cache
+def _template() -> str:
+    return (TEMPLATES / "soft.txt").read_text()
+
+
+def soft_messages(*, frame: Frame, liquid: Liquid, seats: list[Seat]) -> list[Message]:
+    """What the soft model is sent: the acting character's own knowledge only, the names of
+    the others in the scene, and the intention."""
+    actor = next(seat for seat in seats if seat.pk == liquid.seat_id)
+    production = frame.production
+    knowledge = compile_knowledge(
+        speaker=actor.persona,
+        cast=[seat.persona for seat in seats],
+        world=production.world,
+        scenario=production.scenario,
+    )
+    others = "\n".join(f"- {seat.persona.name}: {seat.pk}" for seat in seats if seat.pk != actor.pk)
+    system = _template().format(
+        knowledge=knowledge, characters=others or "(nobody else)", name=actor.persona.name
+    )
+    return [Message("system", system), Message("user", f"{ACTION_PREFIX}{liquid.content}")]
+
+
+def soft_pass_run(*, pass_id: object) -> None:
+    """Analyse the liquid of a pending soft pass and store the result on it (unless the
+    liquid was edited or withdrawn meanwhile). Safe to run twice: only one run claims it."""
+    with lease_held() as owner:
+        if not Pass.move(
+            pass_id,
+            PassStatus.RUNNING,
+            only_from=(PassStatus.PENDING,),
+            lease_owner=owner,
+            heartbeat_at=timezone.now(),
+        ):
+            return
+        pass_ = Pass.objects.select_related(
+            "liquid", "frame__production__world", "frame__production__scenario"
+        ).get(pk=pass_id)
+        seats = seats_load(frame=pass_.frame)
+        messages = soft_messages(frame=pass_.frame, liquid=pass_.liquid, seats=seats)
+        Pass.objects.filter(pk=pass_.pk).update(
+            messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}]
+        )
+        others = {s.persona.name: str(s.pk) for s in seats if s.pk != pass_.liquid.seat_id}
+        note = ""
+        try:
+            analysis = _model_analysis(pass_, messages, valid_targets=set(others.values()))
+            source = "model"
+        except (LLMError, ApplicationError) as error:
+            analysis, source = heuristics(pass_.liquid.content, others), "heuristic"
+            note = f"The soft model failed ({error}); heuristics decided."
+        soft_result_store(pass_=pass_, analysis=analysis, source=source, note=note, seats=seats)
+
+
+def _model_analysis(
+    pass_: Pass, messages: list[Message], *, valid_targets: set[str]
+) -> SoftAnalysis:
+    model = (
+        pass_.frame.soft_model
+        or LLMModel.objects.filter(owner_id=pass_.frame.owner_id, is_default=True).first()
+    )
+    if model is None:
+        raise ApplicationError("no model is set for soft passes")
+    analysis = llm_structured(
+        model=model,
+        messages=messages,
+        schema=SoftAnalysis,
+        purpose="frame.soft",
+        subject=f"pass:{pass_.pk}",
+    )
+    # Targets must be seats of this frame; anything else the model made up is dropped.
+    analysis.targets = [t for t in dict.fromkeys(analysis.targets) if t in valid_targets]
+    return analysis
+
+
+@transaction.atomic
+def soft_result_store(
+    *, pass_: Pass, analysis: SoftAnalysis, source: str, note: str, seats: list[Seat]
+) -> bool:
+    """Store an analysis on its liquid and tell the frame; a result for an older revision
+    (edited meanwhile) or for withdrawn liquid is dropped. Returns whether it was stored."""
+    stored = bool(
+        Liquid.objects.filter(
+            pk=pass_.liquid_id,
+            revision=pass_.liquid_revision,
+            status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
+        ).update(
+            pscale=analysis.pscale,
+            window_seconds=analysis.window_seconds,
+            interruptive=analysis.interruptive,
+            targets=analysis.targets,
+            capable=analysis.capable,
+            capable_reason=analysis.capable_reason,
+            refined=analysis.refined,
+            analysis_source=source,
+            analysis_note=note,
+            updated_at=timezone.now(),
+        )
+    )
+    Pass.move(pass_.pk, PassStatus.DONE, only_from=(PassStatus.RUNNING,), lease_owner="")
+    if stored:
+        liquid = Liquid.objects.get(pk=pass_.liquid_id)
+        notify_liquid("liquid.analyzed", liquid, frame=pass_.frame, seats=seats)
+    return stored
+
+
+@on_heartbeat
+def soft_passes_renew(owner: str, now) -> int:
+    return Pass.objects.filter(
+        lease_owner=owner, status=PassStatus.RUNNING, kind=PassKind.SOFT
+    ).update(heartbeat_at=now)
+
+
+def soft_passes_sweep() -> int:
+    """Soft passes whose task was lost or whose worker died: heuristics decide at once
+    (a soft pass is a hint, not worth a second model call). Returns how many."""
+    now = timezone.now()
+    lapsed = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
+    lost = now - timedelta(seconds=settings.LMIX_PENDING_REQUEUE_SECONDS)
+    pending = Pass.objects.filter(
+        kind=PassKind.SOFT, status=PassStatus.PENDING, created_at__lt=lost
+    )
+    running = Pass.objects.filter(
+        kind=PassKind.SOFT, status=PassStatus.RUNNING, heartbeat_at__lt=lapsed
+    )
+    decided = 0
+    for pass_ in (pending | running).select_related("liquid", "frame"):
+        # Claim it: from pending by a move, from a dead worker's run by its old heartbeat.
+        claimed = (
+            Pass.move(pass_.pk, PassStatus.RUNNING, only_from=(PassStatus.PENDING,))
+            if pass_.status == PassStatus.PENDING
+            else Pass.objects.filter(
+                pk=pass_.pk, status=PassStatus.RUNNING, heartbeat_at=pass_.heartbeat_at
+            ).update(heartbeat_at=now, lease_owner="")
+        )
+        if not claimed:
+            continue
+        seats = seats_load(frame=pass_.frame)
+        others = {s.persona.name: str(s.pk) for s in seats if s.pk != pass_.liquid.seat_id}
+        note = "The soft pass was lost with its worker; heuristics decided."
+        analysis = heuristics(pass_.liquid.content, others)
+        soft_result_store(
+            pass_=pass_, analysis=analysis, source="heuristic", note=note, seats=seats
+        )
+        decided += 1
+    return decided

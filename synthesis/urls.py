@@ -1,0 +1,45 @@
+"""REST routes of frames, liquid and passes."""
+
+from django.urls import re_path
+
+from lmix.apis import UUID_PATTERN
+
+from . import apis
+
+
+def uuid_arg(name: str) -> str:
+    return f"(?P<{name}>{UUID_PATTERN})"
+
+
+FRAME = uuid_arg("frame_id")
+LIQUID = uuid_arg("liquid_id")
+
+urlpatterns = [
+    re_path(
+        rf"^productions/{uuid_arg('production_id')}/frames/?$",
+        apis.ProductionFramesApi.as_view(),
+        name="production-frames",
+    ),
+    re_path(r"^frames/?$", apis.FrameListApi.as_view(), name="frame-list"),
+    re_path(r"^frames/join/?$", apis.FrameJoinApi.as_view(), name="frame-join"),
+    re_path(rf"^frames/{FRAME}/?$", apis.FrameDetailApi.as_view(), name="frame-detail"),
+    re_path(
+        rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/?$",
+        apis.SeatDetailApi.as_view(),
+        name="seat-detail",
+    ),
+    re_path(rf"^frames/{FRAME}/invite/?$", apis.FrameInviteApi.as_view(), name="frame-invite"),
+    *[
+        re_path(
+            rf"^frames/{FRAME}/{action}/?$",
+            apis.FrameControlApi.as_view(target=status),
+            name=f"frame-{action}",
+        )
+        for action, status in [("pause", "paused"), ("resume", "open"), ("close", "closed")]
+    ],
+    re_path(rf"^frames/{FRAME}/advance/?$", apis.FrameAdvanceApi.as_view(), name="frame-advance"),
+    re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
+    re_path(rf"^frames/{FRAME}/liquid/?$", apis.FrameLiquidApi.as_view(), name="frame-liquid"),
+    re_path(rf"^liquid/{LIQUID}/?$", apis.LiquidDetailApi.as_view(), name="liquid-detail"),
+    re_path(rf"^liquid/{LIQUID}/commit/?$", apis.LiquidCommitApi.as_view(), name="liquid-commit"),
+]

@@ -1,0 +1,204 @@
+"""Timer windows: opened by a commit, fired once when they expire (a task scheduled for
+`expires_at` is the fast path, the sweep the backstop), cancelled by an interrupt, frozen
+while the frame is paused. Every move is a conditional update, so a duplicate or late task
+never fires a window twice (docs/tasks.md)."""
+
+import logging
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from productions.models import Frame, FrameMode, FrameStatus
+
+from .events import notify_window
+from .models import (
+    Liquid,
+    LiquidStatus,
+    Outcome,
+    Pass,
+    PassKind,
+    Trigger,
+    Window,
+    WindowStatus,
+)
+
+logger = logging.getLogger(__name__)
+
+# pscale → real-time window in seconds at tempo 1 (seeds: −3 ≈ 3–5 s … +1 ≥ 5 min).
+WINDOW_SECONDS = {-3: 4.0, -2: 7.5, -1: 22.5, 0: 90.0, 1: 300.0, 2: 900.0}
+DEFAULT_PSCALE = -1
+
+
+def window_seconds(liquid: Liquid) -> float:
+    """The liquid's window at tempo 1: the soft pass's answer, else its pscale's."""
+    if liquid.window_seconds:
+        return float(liquid.window_seconds)
+    return WINDOW_SECONDS.get(liquid.pscale if liquid.pscale is not None else DEFAULT_PSCALE, 22.5)
+
+
+def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
+    """Put just-committed liquid in its seat's live window, opening one if there is none.
+
+    A second commit while the window is open accumulates in it (it does not extend it). In
+    shared mode or at tempo 0 the window fires at once (trigger `commit`). Call inside the
+    committing transaction.
+    """
+    window = (
+        Window.objects.select_for_update()
+        .filter(seat_id=liquid.seat_id, status=WindowStatus.OPEN)
+        .first()
+    )
+    if window is None:
+        now = timezone.now()
+        immediate = frame.mode == FrameMode.SHARED or frame.tempo == 0
+        seconds = 0.0 if immediate else window_seconds(liquid) * frame.tempo
+        paused = frame.status == FrameStatus.PAUSED
+        window = Window.objects.create(
+            frame=frame,
+            seat_id=liquid.seat_id,
+            pscale=liquid.pscale if liquid.pscale is not None else DEFAULT_PSCALE,
+            expires_at=None if paused else now + timedelta(seconds=seconds),
+            remaining_seconds=seconds if paused else None,
+            trigger=Trigger.COMMIT if immediate else Trigger.EXPIRY,
+        )
+        notify_window("window.opened", window)
+        if not paused:
+            _schedule(window)
+    Liquid.objects.filter(pk=liquid.pk).update(window=window)
+    liquid.window = window
+    return window
+
+
+def _schedule(window: Window) -> None:
+    from .tasks import window_fire_task
+
+    eta = window.expires_at
+    transaction.on_commit(lambda: window_fire_task.apply_async((str(window.pk),), eta=eta))
+
+
+def window_fire(*, window_id: object) -> Pass | None:
+    """Fire an expired window: claim it (open → firing, only once it expired and its frame
+    is open), then start its medium pass. Returns the pass, or None when there was nothing
+    to fire (not due yet, paused, already fired, cancelled)."""
+    with transaction.atomic():
+        window = Window.objects.select_related("frame").filter(pk=window_id).first()
+        if window is None or window.frame.status != FrameStatus.OPEN:
+            return None
+        if not Window.move(
+            window.pk,
+            WindowStatus.FIRING,
+            only_from=(WindowStatus.OPEN,),
+            where={"expires_at__lte": timezone.now()},
+        ):
+            return None
+        window.refresh_from_db()
+        notify_window("window.fired", window)
+        return _medium_pass_start(
+            frame_id=window.frame_id,
+            seat_id=window.seat_id,
+            window=window,
+            trigger=window.trigger or Trigger.EXPIRY,
+        )
+
+
+def _medium_pass_start(
+    *,
+    frame_id: object,
+    seat_id: object,
+    window: Window | None,
+    trigger: str,
+    interrupt: dict | None = None,
+) -> Pass:
+    """A pending medium pass, its task enqueued once the transaction commits."""
+    from .tasks import medium_pass_task
+
+    pass_ = Pass.objects.create(
+        frame_id=frame_id,
+        seat_id=seat_id,
+        kind=PassKind.MEDIUM,
+        trigger=trigger,
+        window=window,
+        interrupt=interrupt or {},
+    )
+    transaction.on_commit(lambda: medium_pass_task.delay(str(pass_.pk)))
+    return pass_
+
+
+@transaction.atomic
+def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason: str) -> Pass:
+    """An outcome names this seat as an interrupt target: its open window (if any) is
+    cancelled and its medium pass wakes now with the interrupt in its context, taking the
+    seat's committed liquid along. If the seat's pass is running already, the interrupt
+    gets a pass of its own, without a window."""
+    interrupt = {"outcome": str(outcome.pk), "reason": reason}
+    live = {
+        window.status: window
+        for window in Window.objects.select_for_update().filter(
+            seat_id=seat_id, status__in=[WindowStatus.OPEN, WindowStatus.FIRING]
+        )
+    }
+    cancelled = live.get(WindowStatus.OPEN)
+    if cancelled is not None and Window.move(
+        cancelled.pk, WindowStatus.CANCELLED, only_from=(WindowStatus.OPEN,)
+    ):
+        cancelled.refresh_from_db()
+        notify_window("window.cancelled", cancelled)
+    window = None
+    if WindowStatus.FIRING not in live:
+        window = Window.objects.create(
+            frame=frame,
+            seat_id=seat_id,
+            status=WindowStatus.FIRING,
+            pscale=cancelled.pscale if cancelled else DEFAULT_PSCALE,
+            expires_at=timezone.now(),
+            trigger=Trigger.INTERRUPT,
+        )
+        Liquid.objects.filter(seat_id=seat_id, status=LiquidStatus.COMMITTED).update(window=window)
+    return _medium_pass_start(
+        frame_id=frame.pk,
+        seat_id=seat_id,
+        window=window,
+        trigger=Trigger.INTERRUPT,
+        interrupt=interrupt,
+    )
+
+
+@transaction.atomic
+def windows_pause(*, frame: Frame) -> int:
+    """Freeze every open window of the frame, keeping the time it had left."""
+    now = timezone.now()
+    frozen = 0
+    for window in Window.objects.select_for_update().filter(
+        frame=frame, status=WindowStatus.OPEN, expires_at__isnull=False
+    ):
+        left = max(0.0, (window.expires_at - now).total_seconds())
+        frozen += Window.objects.filter(pk=window.pk, status=WindowStatus.OPEN).update(
+            expires_at=None, remaining_seconds=left
+        )
+    return frozen
+
+
+@transaction.atomic
+def windows_resume(*, frame: Frame) -> int:
+    """Give every frozen window of the frame back the time it had left, and schedule it."""
+    now = timezone.now()
+    resumed = 0
+    for window in Window.objects.select_for_update().filter(
+        frame=frame, status=WindowStatus.OPEN, expires_at__isnull=True
+    ):
+        window.expires_at = now + timedelta(seconds=window.remaining_seconds or 0)
+        window.remaining_seconds = None
+        window.save(update_fields=["expires_at", "remaining_seconds", "updated_at"])
+        _schedule(window)
+        resumed += 1
+    return resumed
+
+
+def windows_sweep() -> int:
+    """The backstop: fire every open window that expired and whose task was lost (or has
+    not run yet). Returns how many fired."""
+    due = Window.objects.filter(
+        status=WindowStatus.OPEN, expires_at__lte=timezone.now(), frame__status=FrameStatus.OPEN
+    ).values_list("pk", flat=True)
+    return sum(window_fire(window_id=window_id) is not None for window_id in list(due))

@@ -1,0 +1,99 @@
+"""AI seats: the assistants of involved characters answer an outcome with liquid of their
+own, written with their character's knowledge only; bounded so they never loop; an
+all-AI frame moves only when the GM advances it."""
+
+import pytest
+
+from synthesis import ai_seats
+from synthesis.models import Liquid, Outcome
+from tests.synthesis.conftest import make_frame, seat_player
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def enqueued(monkeypatch):
+    """AI actions asked for (run by hand here, as the worker would)."""
+    calls: list[tuple[str, str | None]] = []
+    monkeypatch.setattr(
+        ai_seats,
+        "_enqueue",
+        lambda seats, outcome_id: calls.extend((seat, outcome_id) for seat in seats),
+    )
+    return calls
+
+
+@pytest.fixture(autouse=True)
+def no_background(monkeypatch):
+    from synthesis import tasks
+
+    monkeypatch.setattr(tasks.soft_pass_task, "delay", lambda pass_id: None)
+    monkeypatch.setattr(tasks.window_fire_task, "apply_async", lambda *a, **k: None)
+
+
+def outcome_naming(frame, acting, *, resolved=(), interrupted=()) -> Outcome:
+    return Outcome.objects.create(
+        frame=frame,
+        seq=frame.seq + 1,
+        seat=acting,
+        actions_resolved=[
+            {"seat": str(s.id), "action": "acts", "result": "success"} for s in resolved
+        ],
+        interrupts=[{"seat": str(s.id), "reason": "AIMED-AT-YOU"} for s in interrupted],
+    )
+
+
+def test_involved_ai_characters_answer_and_others_do_not(user, enqueued):
+    frame = make_frame(user, open_seats=1)  # seat 0 human, seats 1 and 2 AI
+    seat_player(frame, 0)
+    human, first_ai, second_ai = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, human, resolved=[human], interrupted=[first_ai])
+    assert ai_seats.ai_react(outcome=outcome) == [str(first_ai.id)]
+    assert enqueued == [(str(first_ai.id), str(outcome.id))]
+
+
+def test_an_ai_never_answers_its_own_outcome(user, enqueued):
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    _, first_ai, _ = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, first_ai, resolved=[first_ai])
+    assert ai_seats.ai_react(outcome=outcome) == []
+
+
+def test_the_assistant_writes_and_commits_with_its_own_knowledge_only(user):
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    human, first_ai, second_ai = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, human, resolved=[human], interrupted=[first_ai])
+    liquid = ai_seats.ai_act(seat_id=first_ai.id, outcome_id=outcome.id)
+    assert liquid.status == "committed" and liquid.author is None and liquid.content
+    assert liquid.window is not None
+    messages = ai_seats.ai_messages(seat=first_ai, seats=list(frame.seats.all()), outcome=outcome)
+    text = "\n".join(m.content for m in messages)
+    assert "AIMED-AT-YOU" in text
+    own = first_ai.persona.internal_truth
+    others = [s.persona.internal_truth for s in (human, second_ai)]
+    assert own in text and not any(secret in text for secret in others)
+    # Nothing pending for it now: a second call does not act twice.
+    assert ai_seats.ai_act(seat_id=first_ai.id, outcome_id=outcome.id) is None
+
+
+def test_ai_actions_are_bounded_per_human_action(user, enqueued, settings):
+    settings.LMIX_AI_ACTIONS_PER_HUMAN_ACTION = 1
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    human, first_ai, second_ai = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, human, interrupted=[first_ai, second_ai])
+    assert len(ai_seats.ai_react(outcome=outcome)) == 1  # one of two, within the budget
+    Liquid.objects.create(frame=frame, seat=first_ai, content="AI acted", status="consumed")
+    assert ai_seats.ai_react(outcome=outcome) == []  # spent until a human acts again
+
+
+def test_an_all_ai_frame_moves_only_when_the_gm_advances(api, user, enqueued):
+    frame = make_frame(user, open_seats=0)
+    seats = list(frame.seats.order_by("position"))
+    outcome = outcome_naming(frame, seats[0], interrupted=seats[1:])
+    assert ai_seats.ai_react(outcome=outcome) == [] and enqueued == []
+    response = api.post(f"/api/frames/{frame.id}/advance")
+    assert response.status_code == 202
+    assert sorted(response.json()["acting_seats"]) == sorted(str(s.id) for s in seats)

@@ -1,0 +1,99 @@
+"""The frame socket: who may connect, which groups each reader is in, typing presence, and
+a kicked player's socket closing at once."""
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from lmix.asgi import application
+from productions.frame_events import notify_private
+from productions.frame_services import seat_update
+from tests.conftest import logged_in_client
+from tests.factories import UserFactory
+from tests.productions.conftest import session_cookie
+from tests.synthesis.conftest import make_frame, seat_player
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def frame_socket(frame_id, client=None) -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    if client is not None:
+        headers.append((b"cookie", session_cookie(client)))
+    return WebsocketCommunicator(application, f"/ws/frames/{frame_id}/", headers=headers)
+
+
+@database_sync_to_async
+def scene():
+    """A frame with its GM and two seated players (and their clients)."""
+    gm = UserFactory()
+    frame = make_frame(gm, open_seats=2)
+    alice, alice_client = seat_player(frame, 0)
+    bob, bob_client = seat_player(frame, 1)
+    seats = list(frame.seats.order_by("position"))
+    return frame, seats, logged_in_client(gm), alice_client, bob_client
+
+
+async def ready(communicator: WebsocketCommunicator) -> WebsocketCommunicator:
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "ready"
+    return communicator
+
+
+async def test_outsiders_are_refused_and_anonymous_sockets_told_to_log_in():
+    frame, *_ = await scene()
+    stranger = await database_sync_to_async(logged_in_client)(
+        await database_sync_to_async(UserFactory)()
+    )
+    refused = frame_socket(frame.id, stranger)
+    await refused.connect()
+    assert (await refused.receive_output(timeout=5))["code"] == 4403
+    anonymous = frame_socket(frame.id)
+    await anonymous.connect()
+    assert (await anonymous.receive_output(timeout=5))["code"] == 4401
+
+
+async def test_a_private_stream_reaches_its_player_and_the_gm_only():
+    frame, seats, gm, alice, bob = await scene()
+    sockets = [await ready(frame_socket(frame.id, c)) for c in (gm, alice, bob)]
+    gm_socket, alice_socket, bob_socket = sockets
+    delta = {"type": "narrative.token", "seat": str(seats[0].id), "index": 0, "delta": "A-ONLY"}
+    notify_private(frame.id, seats[0].id, delta)
+    assert await alice_socket.receive_json_from(timeout=5) == delta
+    assert await gm_socket.receive_json_from(timeout=5) == delta
+    assert await bob_socket.receive_nothing(timeout=0.5)
+    for communicator in sockets:
+        await communicator.disconnect()
+
+
+async def test_typing_shows_presence_to_others_never_the_text_and_only_for_ones_own_seat():
+    frame, seats, gm, alice, bob = await scene()
+    alice_socket = await ready(frame_socket(frame.id, alice))
+    bob_socket = await ready(frame_socket(frame.id, bob))
+    await alice_socket.send_json_to({"type": "vapor", "seat": str(seats[0].id), "text": "SECRET"})
+    presence = await bob_socket.receive_json_from(timeout=5)
+    assert presence == {"type": "presence", "seat": str(seats[0].id), "typing": True}
+    await alice_socket.receive_json_from(timeout=5)  # her own presence comes back too
+    await alice_socket.send_json_to({"type": "vapor", "seat": str(seats[1].id)})
+    error = await alice_socket.receive_json_from(timeout=5)
+    assert error["type"] == "error" and error["code"] == "rejected"
+    assert await bob_socket.receive_nothing(timeout=0.3)
+    for communicator in (alice_socket, bob_socket):
+        await communicator.disconnect()
+
+
+async def test_a_kicked_player_socket_closes_at_once_and_the_others_stay():
+    frame, seats, gm, alice, bob = await scene()
+    alice_socket = await ready(frame_socket(frame.id, alice))
+    bob_socket = await ready(frame_socket(frame.id, bob))
+    await database_sync_to_async(seat_update)(frame=frame, seat=seats[0], controller="open")
+    closed = await alice_socket.receive_output(timeout=1)
+    while closed["type"] != "websocket.close":  # the seat.changed event may come first
+        closed = await alice_socket.receive_output(timeout=1)
+    assert closed["code"] == 4403
+    changed = await bob_socket.receive_json_from(timeout=5)
+    assert changed["type"] == "seat.changed" and changed["seat"]["controller"] == "open"
+    await bob_socket.send_json_to({"type": "ping"})
+    assert await bob_socket.receive_json_from(timeout=5) == {"type": "pong"}
+    await bob_socket.disconnect()

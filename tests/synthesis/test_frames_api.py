@@ -1,0 +1,144 @@
+"""Frames over REST: created from a production, joined with an invite code, steered by the
+GM; a user who is neither GM nor seated learns nothing, not even that the frame exists."""
+
+import pytest
+
+from productions.models import Frame, Seat
+from tests.synthesis.conftest import make_frame, seat_player
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_owner_starts_a_frame_whose_cast_become_seats(api, user, production_factory):
+    production = production_factory(user)
+    personas = [m.assistant.persona_id for m in production.cast.all()]
+    response = api.post(
+        f"/api/productions/{production.id}/frames",
+        {"name": "Night", "tempo": 0.5, "open_seats": [str(personas[0])]},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["is_gm"] and body["invite_code"] and body["seq"] == 0
+    assert [s["controller"] for s in body["seats"]] == ["open", "ai", "ai"]
+    assert body["seats"][0]["persona"] == str(personas[0])
+    assert body["seats"][1]["assistant"] and body["seats"][0]["assistant"] is None
+    frame = Frame.objects.get(pk=body["id"])
+    assert frame.tempo == 0.5 and frame.owner == user
+    assert frame.medium_model is not None  # the owner's default model
+
+
+def test_open_seats_must_be_of_the_cast(api, user, production_factory, other_user):
+    production = production_factory(user)
+    stranger = production_factory(other_user).cast.first().assistant.persona_id
+    response = api.post(
+        f"/api/productions/{production.id}/frames",
+        {"name": "Night", "open_seats": [str(stranger)]},
+        format="json",
+    )
+    assert response.status_code == 400 and "cast" in response.json()["detail"]
+    assert not Frame.objects.exists()
+
+
+def test_another_users_production_gets_no_frame(other_api, user, production_factory):
+    production = production_factory(user)
+    response = other_api.post(
+        f"/api/productions/{production.id}/frames", {"name": "Mine now"}, format="json"
+    )
+    assert response.status_code == 404
+    assert not Frame.objects.exists()
+
+
+def test_a_player_joins_an_open_seat_with_the_invite_code(user, other_api, other_user):
+    frame = make_frame(user)
+    seat = frame.seats.get(position=0)
+    response = other_api.post(
+        "/api/frames/join", {"invite_code": frame.invite_code, "seat": str(seat.id)}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["my_seats"] == [str(seat.id)] and not body["is_gm"]
+    assert body["invite_code"] is None  # only the GM reads it
+    seat.refresh_from_db()
+    assert seat.controller == "human" and seat.user == other_user
+    assert body["seq"] == 1  # seat.changed
+
+
+@pytest.mark.parametrize("case", ["wrong code", "taken seat", "ai seat", "second seat"])
+def test_joining_is_refused_clearly(user, other_api, other_user, case):
+    frame = make_frame(user)
+    seats = list(frame.seats.all())
+    code, seat = frame.invite_code, seats[0]
+    if case == "wrong code":
+        code = "not-the-code"
+    elif case == "taken seat":
+        seat_player(frame, 0)
+    elif case == "ai seat":
+        seat = seats[2]
+    else:
+        other_api.post(
+            "/api/frames/join", {"invite_code": code, "seat": str(seats[1].id)}, format="json"
+        )
+    response = other_api.post(
+        "/api/frames/join", {"invite_code": code, "seat": str(seat.id)}, format="json"
+    )
+    assert response.status_code == (404 if case == "wrong code" else 409), response.content
+    assert response.json()["detail"]
+    assert Seat.objects.filter(frame=frame, user=other_user).count() == (
+        1 if case == "second seat" else 0
+    )
+
+
+def test_outsiders_get_404_for_the_frame_and_a_player_403_for_gm_actions(
+    user, other_api, client_for
+):
+    frame = make_frame(user)
+    _, player = seat_player(frame, 0)
+    seat = frame.seats.get(position=1)
+    assert other_api.get(f"/api/frames/{frame.id}").status_code == 404
+    assert other_api.post(f"/api/frames/{frame.id}/invite").status_code == 404
+    kick = {"controller": "open"}
+    path = f"/api/frames/{frame.id}/seats/{seat.id}"
+    assert other_api.patch(path, kick, format="json").status_code == 404
+    assert player.get(f"/api/frames/{frame.id}").status_code == 200
+    assert player.post(f"/api/frames/{frame.id}/invite").status_code == 403
+    assert other_api.get("/api/frames").json() == []
+    assert [f["id"] for f in player.get("/api/frames").json()] == [str(frame.id)]
+
+
+def test_the_gm_rotates_the_invite_and_the_old_code_joins_nothing(api, user, other_api):
+    frame = make_frame(user)
+    old = frame.invite_code
+    new = api.post(f"/api/frames/{frame.id}/invite").json()["invite_code"]
+    assert new != old
+    seat = frame.seats.get(position=0)
+    join = "/api/frames/join"
+    refused = other_api.post(join, {"invite_code": old, "seat": str(seat.id)}, format="json")
+    assert refused.status_code == 404
+    joined = other_api.post(join, {"invite_code": new, "seat": str(seat.id)}, format="json")
+    assert joined.status_code == 200
+
+
+def test_the_gm_kicks_a_player_and_gives_a_seat_to_an_assistant(api, user):
+    frame = make_frame(user)
+    kicked, player = seat_player(frame, 0)
+    seat = frame.seats.get(position=0)
+    response = api.patch(
+        f"/api/frames/{frame.id}/seats/{seat.id}", {"controller": "open"}, format="json"
+    )
+    assert response.status_code == 200 and response.json()["controller"] == "open"
+    assert player.get(f"/api/frames/{frame.id}").status_code == 404  # no longer seated
+    assistant = frame.production.cast.get(assistant__persona=seat.persona).assistant
+    wrong = frame.production.cast.exclude(assistant=assistant).first().assistant
+    refused = api.patch(
+        f"/api/frames/{frame.id}/seats/{seat.id}",
+        {"controller": "ai", "assistant": str(wrong.id)},
+        format="json",
+    )
+    assert refused.status_code == 400 and "another character" in refused.json()["detail"]
+    given = api.patch(
+        f"/api/frames/{frame.id}/seats/{seat.id}",
+        {"controller": "ai", "assistant": str(assistant.id)},
+        format="json",
+    )
+    assert given.status_code == 200 and given.json()["assistant"] == str(assistant.id)
