@@ -167,7 +167,8 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
         answer = llm_complete(
             model=seat.assistant.model,
             messages=messages,
-            purpose="frame.ai_act",
+            purpose="synthesis.ai_act",
+            subject=f"seat:{seat.pk}",
             overrides=seat.assistant.config_override,
         )
     except LLMError:

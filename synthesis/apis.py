@@ -23,7 +23,8 @@ from productions.selectors import (
 
 from . import liquid as liquid_services
 from .ai_seats import frame_advance
-from .models import Liquid
+from .medium import medium_pass_retry
+from .models import Liquid, Pass
 from .selectors import frame_view, liquid_body, liquid_readable, pass_list
 from .serializers import (
     FrameCreateSerializer,
@@ -221,3 +222,17 @@ class FrameAdvanceApi(APIView):
         access = _gm_access(request, frame_id)
         acting = frame_advance(frame=access.frame)
         return Response({"acting_seats": acting}, status=status.HTTP_202_ACCEPTED)
+
+
+class PassRetryApi(APIView):
+    @extend_schema(request=None, responses={202: OpenApiResponse(description="The pass.")})
+    def post(self, request: Request, pass_id: str) -> Response:
+        """GM: run a failed medium pass again (its liquid waited, committed, meanwhile)."""
+        pass_ = Pass.objects.filter(pk=pass_id).first()
+        if pass_ is None:
+            raise ApplicationError("No such pass.", status_code=404)
+        _gm_access(request, pass_.frame_id)
+        pass_ = medium_pass_retry(pass_=pass_)
+        return Response(
+            {"id": str(pass_.pk), "status": pass_.status}, status=status.HTTP_202_ACCEPTED
+        )

@@ -178,7 +178,7 @@ def _model_analysis(
         model=model,
         messages=messages,
         schema=SoftAnalysis,
-        purpose="frame.soft",
+        purpose="synthesis.soft",
         subject=f"pass:{pass_.pk}",
     )
     # Targets must be seats of this frame; anything else the model made up is dropped.

@@ -13,6 +13,7 @@ def uuid_arg(name: str) -> str:
 
 FRAME = uuid_arg("frame_id")
 LIQUID = uuid_arg("liquid_id")
+PASS = uuid_arg("pass_id")
 
 urlpatterns = [
     re_path(
@@ -41,5 +42,6 @@ urlpatterns = [
     re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
     re_path(rf"^frames/{FRAME}/liquid/?$", apis.FrameLiquidApi.as_view(), name="frame-liquid"),
     re_path(rf"^liquid/{LIQUID}/?$", apis.LiquidDetailApi.as_view(), name="liquid-detail"),
+    re_path(rf"^passes/{PASS}/retry/?$", apis.PassRetryApi.as_view(), name="pass-retry"),
     re_path(rf"^liquid/{LIQUID}/commit/?$", apis.LiquidCommitApi.as_view(), name="liquid-commit"),
 ]

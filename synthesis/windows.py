@@ -82,8 +82,12 @@ def window_fire(*, window_id: object) -> Pass | None:
     is open), then start its medium pass. Returns the pass, or None when there was nothing
     to fire (not due yet, paused, already fired, cancelled)."""
     with transaction.atomic():
-        window = Window.objects.select_related("frame").filter(pk=window_id).first()
-        if window is None or window.frame.status != FrameStatus.OPEN:
+        window = Window.objects.filter(pk=window_id).first()
+        if window is None:
+            return None
+        # Locks in the frame's order (frame, then pass, then window), as the medium pass.
+        frame = Frame.objects.select_for_update().get(pk=window.frame_id)
+        if frame.status != FrameStatus.OPEN:
             return None
         if not Window.move(
             window.pk,

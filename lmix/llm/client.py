@@ -141,11 +141,16 @@ def _recorded(
 
 
 def llm_complete(
-    *, model: LLMModel, messages: list[Message], purpose: str, overrides: dict | None = None
+    *,
+    model: LLMModel,
+    messages: list[Message],
+    purpose: str,
+    overrides: dict | None = None,
+    subject: str = "",
 ) -> Completion:
     """The whole text of one completion."""
     usage = Usage()
-    with _recorded(kind="complete", purpose=purpose, usage=usage, model=model):
+    with _recorded(kind="complete", purpose=purpose, usage=usage, model=model, subject=subject):
         config = call_config_for(model, overrides)
         completion = provider_for(config.provider).complete(config, messages)
         usage.prompt_tokens = completion.usage.prompt_tokens

@@ -256,7 +256,13 @@ def record_messages(lease: PassLease, step: str, messages: list[Message]) -> Non
 def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
     messages = compile_bones(ctx, model)
     record_messages(lease, "bones", messages)
-    return llm_structured(model=model, messages=messages, schema=Bones, purpose="synthesis.bones")
+    return llm_structured(
+        model=model,
+        messages=messages,
+        schema=Bones,
+        purpose="synthesis.bones",
+        subject=f"pass:{ctx.pass_.pk}",
+    )
 
 
 def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
@@ -286,8 +292,10 @@ def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
 
 
 def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
-    """Broadcast the outcome to the frame, and wake each interrupted character's pass. In
-    the storing transaction: an outcome is never stored without its interrupts."""
+    """Broadcast the outcome to the frame, wake each interrupted character's pass, and let
+    the AI-played characters it involves answer. In the storing transaction: an outcome is
+    never stored without its interrupts."""
+    from ..ai_seats import ai_react
     from ..windows import window_interrupt
 
     notify_outcome(outcome)
@@ -298,3 +306,4 @@ def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
             outcome=outcome,
             reason=interrupt["reason"],
         )
+    ai_react(outcome=outcome)

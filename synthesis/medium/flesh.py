@@ -91,6 +91,7 @@ def flesh_step(
         model=model,
         messages=messages,
         purpose="synthesis.flesh",
+        subject=f"pass:{ctx.pass_.pk}",
         overrides={"max_tokens": limit},
         usage=Usage(),
     )
@@ -182,4 +183,4 @@ def route_flesh(ctx: MediumContext, narrative: Narrative | None, *, lease: PassL
         if window_id and Window.move(
             window_id, WindowStatus.FIRED, only_from=(WindowStatus.FIRING,)
         ):
-            notify_window("window.fired", Window.objects.get(pk=window_id))
+            notify_window("window.done", Window.objects.get(pk=window_id))

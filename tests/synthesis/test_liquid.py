@@ -10,7 +10,7 @@ from synthesis.events import liquid_audiences
 from synthesis.models import Liquid, Pass
 from synthesis.selectors import liquid_body
 from synthesis.soft import SoftAnalysis, heuristics, soft_result_store
-from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.synthesis.conftest import make_frame, seat_player
 from tests.waiting import wait_for
 
@@ -47,7 +47,7 @@ def test_a_submission_is_analysed_by_the_soft_model(user):
 
 def test_when_the_soft_model_fails_heuristics_decide_and_say_so(user):
     with FakeLLMServer() as server:
-        server.responder = lambda request: (500, {"error": {"message": "down"}})
+        server.responder = lambda request: Reply(status=500)
         model = LLMModel.objects.create(
             owner=user,
             name="Broken",
