@@ -45,10 +45,18 @@ def notify_turn_created(turn: Turn) -> None:
 
 
 def notify_turn_token(turn: Turn, *, index: int, delta: str) -> None:
-    """Published now, not after a commit: a delta is in no transaction."""
+    """Published now, not after a commit: a delta is in no transaction. `attempt` names
+    the run it belongs to, so a client that missed `turn.restarted` still tells a new
+    run's deltas from the old one's."""
     group_send(
         production_group(turn.production_id),
-        {"type": "turn.token", "turn": str(turn.pk), "index": index, "delta": delta},
+        {
+            "type": "turn.token",
+            "turn": str(turn.pk),
+            "attempt": turn.attempts,
+            "index": index,
+            "delta": delta,
+        },
     )
 
 

@@ -19,6 +19,7 @@ from django.db.models import F
 
 from lmix.realtime.publish import group_send, group_send_on_commit
 
+from .knowledge import public_name
 from .models import Frame, Seat
 from .selectors import FrameAccess
 
@@ -50,7 +51,7 @@ def seat_body(seat: Seat) -> dict[str, Any]:
     return {
         "id": str(seat.pk),
         "persona": str(seat.persona_id),
-        "name": seat.persona.name,
+        "name": public_name(seat.persona),  # everyone in the frame reads it
         "controller": seat.controller,
         "user": seat.user_id,
         "assistant": str(seat.assistant_id) if seat.assistant_id else None,

@@ -148,6 +148,11 @@ def knowledge_sections(
     return sections
 
 
+def public_name(persona: Persona) -> str:
+    """The name everyone may know: its `known_as`, or its name when it has none."""
+    return persona.known_as.strip() or persona.name
+
+
 def name_for(persona: Persona, *, by: Persona) -> str:
     """The name `by` knows `persona` by: its real name for itself and for fellow members of
     a covert group it belongs to, its `known_as` (when it has one) for everyone else."""

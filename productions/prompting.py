@@ -90,7 +90,7 @@ def build_messages(
         for persona in cast
         if (seen := name_for(persona, by=speaker)) != persona.name
     }
-    history = transcript(speaker_assistant_id=speaker_assistant_id, branch=branch)
+    history = transcript(speaker_assistant_id=speaker_assistant_id, branch=branch, names=names)
     window = context_window(model_id)
     # A reply allowance near the whole window would leave no room for the conversation.
     reserve = min(reply_tokens, window // 2)

@@ -99,11 +99,12 @@ def frame_access_or_404(*, user: AbstractBaseUser, frame_id: object) -> FrameAcc
 
 
 def seats_load(*, frame: Frame) -> list[Seat]:
-    """The frame's seats in order with their personas, players and assistants: one query."""
+    """The frame's seats in order with their personas (memberships too, so compiling and
+    naming ask nothing more), players and assistants: two queries."""
     return list(
-        Seat.objects.filter(frame=frame).select_related(
-            "persona", "user", "assistant__model", "assistant__persona"
-        )
+        Seat.objects.filter(frame=frame)
+        .select_related("persona", "user", "assistant__model", "assistant__persona")
+        .prefetch_related(memberships_prefetch("persona__"))
     )
 
 

@@ -44,6 +44,7 @@ class TurnSerializer(serializers.ModelSerializer):
             "avatar_url",
             "content",
             "token_count",
+            "attempts",
             "status",
             "error",
             "model_id",

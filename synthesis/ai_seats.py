@@ -15,7 +15,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete
-from productions.knowledge import compile_knowledge
+from productions.knowledge import compile_knowledge, name_for
 from productions.models import Frame, FrameStatus, Seat, SeatController
 from productions.selectors import seats_load
 
@@ -122,7 +122,7 @@ def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> li
         world=production.world,
         scenario=production.scenario,
     )
-    names = {str(s.pk): s.persona.name for s in seats}
+    names = {str(s.pk): name_for(s.persona, by=seat.persona) for s in seats}
     recent = list(Outcome.objects.filter(frame=frame).order_by("-seq")[:RECENT_OUTCOMES])[::-1]
     lines = []
     for past in recent:

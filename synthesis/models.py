@@ -137,10 +137,12 @@ class Window(models.Model):
         ordering = ["opened_at", "id"]
         indexes = [models.Index(fields=["status", "expires_at"])]
         constraints = [
+            # One open window gathers a seat's commits; a commit while the seat's pass
+            # runs (its window firing) opens the next one.
             models.UniqueConstraint(
                 fields=["seat"],
-                condition=models.Q(status__in=["open", "firing"]),
-                name="one_live_window_per_seat",
+                condition=models.Q(status="open"),
+                name="one_open_window_per_seat",
             )
         ]
 

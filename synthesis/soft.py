@@ -19,7 +19,7 @@ from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
 from lmix.realtime.leases import lease_held, on_heartbeat
-from productions.knowledge import compile_knowledge
+from productions.knowledge import compile_knowledge, name_for
 from productions.models import Frame, Seat
 from productions.selectors import seats_load
 
@@ -104,6 +104,16 @@ def heuristics(content: str, seats: dict[str, str]) -> SoftAnalysis:
     )
 
 
+def names_known_to(seat_id: object, seats: list[Seat]) -> dict[str, str]:
+    """The other characters by the names the acting one knows them by → their seat ids."""
+    actor = next(seat for seat in seats if seat.pk == seat_id)
+    return {
+        name_for(seat.persona, by=actor.persona): str(seat.pk)
+        for seat in seats
+        if seat.pk != seat_id
+    }
+
+
 def _mentions(content: str, name: str) -> bool:
     parts = [name, *name.split()]
     return any(
@@ -127,7 +137,11 @@ def soft_messages(*, frame: Frame, liquid: Liquid, seats: list[Seat]) -> list[Me
         world=production.world,
         scenario=production.scenario,
     )
-    others = "\n".join(f"- {seat.persona.name}: {seat.pk}" for seat in seats if seat.pk != actor.pk)
+    others = "\n".join(
+        f"- {name_for(seat.persona, by=actor.persona)}: {seat.pk}"
+        for seat in seats
+        if seat.pk != actor.pk
+    )
     system = _template().format(
         knowledge=knowledge, characters=others or "(nobody else)", name=actor.persona.name
     )
@@ -154,7 +168,7 @@ def soft_pass_run(*, pass_id: object) -> None:
         Pass.objects.filter(pk=pass_.pk).update(
             messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}]
         )
-        others = {s.persona.name: str(s.pk) for s in seats if s.pk != pass_.liquid.seat_id}
+        others = names_known_to(pass_.liquid.seat_id, seats)
         note = ""
         try:
             analysis = _model_analysis(pass_, messages, valid_targets=set(others.values()))
@@ -249,7 +263,7 @@ def soft_passes_sweep() -> int:
         if not claimed:
             continue
         seats = seats_load(frame=pass_.frame)
-        others = {s.persona.name: str(s.pk) for s in seats if s.pk != pass_.liquid.seat_id}
+        others = names_known_to(pass_.liquid.seat_id, seats)
         note = "The soft pass was lost with its worker; heuristics decided."
         analysis = heuristics(pass_.liquid.content, others)
         soft_result_store(

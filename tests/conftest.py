@@ -95,18 +95,26 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
 
 
+_worker_running = False
+
+
 @pytest.fixture(autouse=True)
 def settle_the_worker(request):
-    """After a test that used the worker: stop its turns and let running tasks end, so no
-    task outlives the test's data."""
+    """Once the suite's worker runs, every test's background work ends with the test: tasks
+    it scheduled for later (timer windows) are revoked, a test that used the worker stops
+    its turns, and running tasks finish — so no task touches the database while the next
+    test starts or this one's data is flushed."""
     yield
-    if "celery_worker" not in request.fixturenames:
+    if not _worker_running:
         return
     from celery.worker import state
 
-    from productions.models import ACTIVE_STATUSES, Turn
+    for scheduled in list(state.reserved_requests):
+        state.revoked.add(scheduled.id)
+    if "celery_worker" in request.fixturenames:
+        from productions.models import ACTIVE_STATUSES, Turn
 
-    Turn.objects.filter(status__in=ACTIVE_STATUSES).update(status="stopped")
+        Turn.objects.filter(status__in=ACTIVE_STATUSES).update(status="stopped")
     deadline = time.monotonic() + 20
     while state.active_requests and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -117,5 +125,8 @@ def celery_worker(django_db_setup, django_db_blocker):
     """A real Celery worker (threads pool) on the configured broker: memory:// or Redis."""
     from lmix.embedded_worker import embedded_worker
 
+    global _worker_running
     with django_db_blocker.unblock(), embedded_worker(concurrency=2) as worker:
+        _worker_running = True
         yield worker
+        _worker_running = False

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import Max, Q
 
-from productions.knowledge import compile_knowledge
+from productions.knowledge import compile_knowledge, memberships_prefetch, public_name
 from productions.models import Frame, LiquidVisibility, Seat
 
 from ..models import (
@@ -107,8 +107,9 @@ def flat(text: str, limit: int = TEXT_MAX) -> str:
 
 
 def seat_labels(seats: list[Seat]) -> dict[uuid.UUID, str]:
-    """Each seat's character name; a name two personas share gets its position."""
-    names = [seat.persona.name.strip() or "Someone" for seat in seats]
+    """Each seat's character by the name everyone knows (its `known_as`: prompts of one
+    character hold outcomes everyone reads); a name two personas share gets its position."""
+    names = [public_name(seat.persona).strip() or "Someone" for seat in seats]
     return {
         seat.pk: name if names.count(name) == 1 else f"{name} ({seat.position + 1})"
         for seat, name in zip(seats, names, strict=True)
@@ -131,7 +132,7 @@ def gather(pass_: Pass) -> MediumContext:
     seats = list(
         Seat.objects.filter(frame=frame)
         .select_related("persona", "user", "assistant__model")
-        .prefetch_related("persona__affiliations")
+        .prefetch_related(memberships_prefetch("persona__"))
     )
     seat = next((s for s in seats if s.pk == pass_.seat_id), None)
     if seat is None:

@@ -16,12 +16,20 @@ from tests.factories import (
 )
 
 
-def make_production(owner, model: LLMModel | None = None, size: int = 3, show_directive=True):
-    """A production whose cast shares one model (the owner's offline narrator by default)."""
+def make_production(
+    owner,
+    model: LLMModel | None = None,
+    size: int = 3,
+    show_directive=True,
+    names: list[str] | None = None,
+):
+    """A production whose cast shares one model (the owner's offline narrator by default):
+    the first `size` of Alice, Bob and Tony, or the characters `names`."""
     model = model or LLMModel.objects.get(owner=owner, provider="offline")
     group = AffiliationFactory(owner=owner, internal_truth="GROUP-SECRET-MARKER")
     assistants = []
-    for index, name in enumerate(["Alice Thompson", "Bob Wilson", "Tony Rosetti"][:size]):
+    cast = names if names is not None else ["Alice Thompson", "Bob Wilson", "Tony Rosetti"][:size]
+    for index, name in enumerate(cast):
         persona = PersonaFactory(
             owner=owner, name=name, internal_truth=f"{name.upper()}-SECRET-MARKER"
         )

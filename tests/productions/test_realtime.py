@@ -44,6 +44,7 @@ async def test_owner_receives_the_stream_and_done(settings):
     assert seqs == [seqs[0], seqs[0] + 1]
     tokens = [m for m in messages if m["type"] == "turn.token"]
     assert all("seq" not in m for m in tokens)
+    assert {m["attempt"] for m in tokens} == {1}  # the run they belong to
     assert [m["index"] for m in tokens] == list(range(len(tokens)))
     done = messages[-1]["turn"]
     assert "".join(m["delta"] for m in tokens) == done["content"]

@@ -89,22 +89,28 @@ export type AffiliationInput = Pick<
 
 export interface Persona extends Stamped {
   name: string
+  /** The name other characters know it by ('' = its name); the real one only it and fellow covert members see. */
+  known_as: string
   avatar_url: string
   style: string
   universal_truth: string
   internal_truth: string
   external_truth: string
   affiliations: Uuid[]
+  /** Among `affiliations`: memberships only fellow members of the group see. */
+  covert_affiliations: Uuid[]
 }
 export type PersonaInput = Pick<
   Persona,
   | 'name'
+  | 'known_as'
   | 'avatar_url'
   | 'style'
   | 'universal_truth'
   | 'internal_truth'
   | 'external_truth'
   | 'affiliations'
+  | 'covert_affiliations'
 >
 
 export interface Assistant extends Stamped {
@@ -162,6 +168,8 @@ export interface Turn {
   content: string
   /** How many streamed deltas `content` already holds (tokens below it are duplicates). */
   token_count: number
+  /** Generation runs started (a run is restarted when its worker died). */
+  attempts?: number
   status: TurnStatus
   error: string
   model_id: string
@@ -193,7 +201,7 @@ export interface TurnCreateInput {
  */
 export type ServerMessage =
   | { type: 'turn.created'; seq: number; turn: Turn }
-  | { type: 'turn.token'; turn: Uuid; index: number; delta: string }
+  | { type: 'turn.token'; turn: Uuid; attempt?: number; index: number; delta: string }
   /** The turn's worker died: it is generated again from the start (text reset). */
   | { type: 'turn.restarted'; seq: number; turn: Turn; attempt: number }
   | { type: 'turn.done'; seq: number; turn: Turn }

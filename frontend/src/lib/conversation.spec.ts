@@ -6,6 +6,8 @@ import {
   emptyConversation,
   keepRestarts,
   mergeSnapshot,
+  streamOf,
+  streamParts,
   tokenPosition,
   upsertTurn,
   type ConversationState,
@@ -77,6 +79,39 @@ describe('tokenPosition', () => {
     expect(tokenPosition(state, 'live')).toBe(4)
     expect(tokenPosition(state, 'old')).toBe(Infinity)
     expect(tokenPosition(state, 'nope')).toBeUndefined()
+  })
+
+  it('is 0 for a newer run of the turn and Infinity for an older one', () => {
+    const state: ConversationState = {
+      ...emptyConversation(),
+      turns: [makeTurn({ id: 'live', status: 'streaming', token_count: 4, attempts: 1 })],
+    }
+    expect(tokenPosition(state, 'live', 1)).toBe(4)
+    expect(tokenPosition(state, 'live', 2)).toBe(0)
+    expect(tokenPosition(state, 'live', 0)).toBe(Infinity)
+    expect(streamParts(streamOf({ type: 'turn.token', turn: 'live', attempt: 2, index: 0, delta: 'x' })!)).toEqual(['live', 2])
+  })
+})
+
+describe('a turn.restarted that never arrived', () => {
+  it("a newer run's first delta replaces the old run's text; its later deltas need a re-read", () => {
+    const state: ConversationState = {
+      ...emptyConversation(),
+      turns: [makeTurn({ id: 't', status: 'streaming', content: 'Old run text', token_count: 3, attempts: 1 })],
+    }
+    const run = (attempt: number, index: number, delta: string): ServerMessage => ({
+      type: 'turn.token',
+      turn: 't',
+      attempt,
+      index,
+      delta,
+    })
+    expect(applyMessage(state, run(1, 3, ' more'))).toBe(true)
+    expect(applyMessage(state, run(2, 0, 'New'))).toBe(true)
+    expect(state.turns[0]).toMatchObject({ content: 'New', token_count: 1, attempts: 2 })
+    expect(applyMessage(state, run(1, 4, ' stale'))).toBe(true) // the dead run's late delta
+    expect(state.turns[0]!.content).toBe('New')
+    expect(applyMessage(state, run(3, 5, 'x'))).toBe(false) // mid-run of an unseen run: re-read
   })
 })
 

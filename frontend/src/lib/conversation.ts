@@ -70,7 +70,17 @@ export function applyMessage(state: ConversationState, msg: ServerMessage): bool
     case 'turn.token': {
       const turn = state.turns.find((t) => t.id === msg.turn)
       if (!turn) return false
-      if (!isActive(turn) || msg.index < turn.token_count) return true
+      if (!isActive(turn)) return true
+      const known = turn.attempts ?? 0
+      if (msg.attempt !== undefined && msg.attempt < known) return true // an older run's
+      if (msg.attempt !== undefined && msg.attempt > known) {
+        // A newer run (its turn.restarted may have been lost): it starts from nothing.
+        if (msg.index !== 0) return false
+        turn.content = ''
+        turn.token_count = 0
+        turn.attempts = msg.attempt
+      }
+      if (msg.index < turn.token_count) return true
       if (msg.index > turn.token_count) return false
       turn.content += msg.delta
       turn.token_count = msg.index + 1
@@ -86,13 +96,30 @@ export function applyMessage(state: ConversationState, msg: ServerMessage): bool
 }
 
 /**
- * How many deltas of a turn's current run the state holds (the next index expected):
- * Infinity once the turn is finished, undefined for a turn it does not have.
+ * How many deltas of a turn's run `attempt` the state holds (the next index expected):
+ * Infinity once the turn is finished or for an older run, 0 for a newer run, undefined for
+ * a turn it does not have.
  */
-export function tokenPosition(state: ConversationState, turnId: string): number | undefined {
+export function tokenPosition(
+  state: ConversationState,
+  turnId: string,
+  attempt?: number,
+): number | undefined {
   const turn = state.turns.find((t) => t.id === turnId)
   if (!turn) return undefined
-  return isActive(turn) ? turn.token_count : Infinity
+  if (!isActive(turn)) return Infinity
+  const known = turn.attempts ?? 0
+  if (attempt !== undefined && attempt < known) return Infinity // an older run: all stale
+  if (attempt !== undefined && attempt > known) return 0 // a newer run starts from nothing
+  return turn.token_count
+}
+
+/** The stream a delta belongs to: its turn's run (`turn#attempt`), and back. */
+export const streamOf = (msg: ServerMessage): string | undefined =>
+  msg.type === 'turn.token' ? `${msg.turn}#${msg.attempt ?? ''}` : undefined
+export function streamParts(stream: string): [string, number | undefined] {
+  const [turn = '', attempt = ''] = stream.split('#')
+  return [turn, attempt === '' ? undefined : Number(attempt)]
 }
 
 /**

@@ -66,7 +66,8 @@ export const useConversationStore = defineStore('conversation', () => {
   }
 
   /** The next delta index expected for a turn (Infinity once finished, undefined if unknown). */
-  const tokenPosition = (turnId: string) => positionIn(state.value, turnId)
+  const tokenPosition = (turnId: string, attempt?: number) =>
+    positionIn(state.value, turnId, attempt)
 
   /** A new turn attached to the end of the visible branch becomes its new end. */
   function follow(turn: Turn, end: Turn | null) {

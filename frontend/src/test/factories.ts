@@ -49,7 +49,9 @@ export function makePersona(over: Partial<Persona> & { id: string; name: string 
     universal_truth: '',
     internal_truth: '',
     external_truth: '',
+    known_as: '',
     affiliations: [],
+    covert_affiliations: [],
     ...STAMP,
     ...over,
   }

@@ -47,14 +47,82 @@ describe('PersonaForm', () => {
 
     expect(personasApi.create).toHaveBeenCalledWith({
       name: 'Bob Wilson',
+      known_as: '',
       avatar_url: '',
       style: '',
       universal_truth: 'New patient, works in finance',
       internal_truth: 'Undercover detective',
       external_truth: '',
       affiliations: ['aff-nypd'],
+      covert_affiliations: [],
     })
     expect(w.emitted('saved')?.[0]?.[0]).toMatchObject({ id: 'p1', affiliations: ['aff-nypd'] })
+  })
+
+  it('sends a public name and a covert checkbox per chosen affiliation', async () => {
+    vi.mocked(personasApi.create).mockImplementation(async (input) => makePersona({ id: 'p1', ...input }))
+    const w = await mountForm()
+    // A covert choice exists only for a group the persona belongs to.
+    expect(w.find(q('covert-check-aff-nypd')).exists()).toBe(false)
+    await w.find(q('field-name')).setValue('Detective Johnson')
+    await w.find(q('field-known_as')).setValue('  Bob Wilson ')
+    expect(w.find('label[for="persona-known_as"]').text()).toBe('Known as')
+    await w.find(q('affiliation-check-aff-nypd')).setValue(true)
+    await w.find(q('affiliation-check-aff-ros')).setValue(true)
+    const covert = w.find(q('covert-check-aff-nypd'))
+    expect(covert.attributes('aria-label')).toBe('Covert member of NYPD Undercover Unit')
+    await covert.setValue(true)
+    // Choosing covert does not touch the membership itself.
+    expect((w.find(q('affiliation-check-aff-nypd')).element as HTMLInputElement).checked).toBe(true)
+    await w.find('form').trigger('submit')
+    await flushPromises()
+
+    expect(vi.mocked(personasApi.create).mock.calls[0]?.[0]).toMatchObject({
+      name: 'Detective Johnson',
+      known_as: 'Bob Wilson',
+      affiliations: ['aff-nypd', 'aff-ros'],
+      covert_affiliations: ['aff-nypd'],
+    })
+  })
+
+  it('shows stored covert memberships and drops the flag of a group left', async () => {
+    vi.mocked(personasApi.update).mockImplementation(async (id, input) => makePersona({ id, ...input }))
+    const w = await mountForm(
+      makePersona({
+        id: 'p2',
+        name: 'Detective Johnson',
+        known_as: 'Bob Wilson',
+        affiliations: ['aff-nypd', 'aff-ros'],
+        covert_affiliations: ['aff-nypd'],
+      }),
+    )
+    expect((w.find(q('field-known_as')).element as HTMLInputElement).value).toBe('Bob Wilson')
+    expect((w.find(q('covert-check-aff-nypd')).element as HTMLInputElement).checked).toBe(true)
+    expect((w.find(q('covert-check-aff-ros')).element as HTMLInputElement).checked).toBe(false)
+
+    await w.find(q('affiliation-check-aff-nypd')).setValue(false)
+    expect(w.find(q('covert-check-aff-nypd')).exists()).toBe(false)
+    await w.find(q('field-known_as')).setValue('')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    const input = vi.mocked(personasApi.update).mock.calls[0]?.[1]
+    expect(input).toMatchObject({ known_as: '', affiliations: ['aff-ros'], covert_affiliations: [] })
+  })
+
+  it('shows the server’s covert and public-name errors', async () => {
+    vi.mocked(personasApi.create).mockRejectedValue(
+      new ApiError(400, "Covert affiliations must be among the persona's affiliations.", {
+        covert_affiliations: ["Covert affiliations must be among the persona's affiliations."],
+        known_as: ['Ensure this field has no more than 200 characters.'],
+      }),
+    )
+    const w = await mountForm()
+    await w.find(q('field-name')).setValue('Johnson')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(w.find(q('error-covert_affiliations')).text()).toContain('must be among')
+    expect(w.find(q('error-known_as')).text()).toContain('200 characters')
+    expect(w.find(q('field-known_as')).attributes('aria-describedby')).toBe('persona-known_as-error')
   })
 
   it('edits an existing persona, keeping and changing its affiliations', async () => {
