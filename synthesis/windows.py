@@ -133,23 +133,25 @@ def _medium_pass_start(
 def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason: str) -> Pass:
     """An outcome names this seat as an interrupt target: its open window (if any) is
     cancelled and its medium pass wakes now with the interrupt in its context, taking the
-    seat's committed liquid along. If the seat's pass is running already, the interrupt
-    gets a pass of its own, without a window."""
+    seat's committed liquid along. If the seat's pass is running already and no open
+    window waits, the interrupt gets a pass of its own, without a window."""
     interrupt = {"outcome": str(outcome.pk), "reason": reason}
-    live = {
-        window.status: window
-        for window in Window.objects.select_for_update().filter(
+    live = list(
+        Window.objects.select_for_update().filter(
             seat_id=seat_id, status__in=[WindowStatus.OPEN, WindowStatus.FIRING]
         )
-    }
-    cancelled = live.get(WindowStatus.OPEN)
+    )
+    cancelled = next((w for w in live if w.status == WindowStatus.OPEN), None)
+    firing = [w.pk for w in live if w.status == WindowStatus.FIRING]
     if cancelled is not None and Window.move(
         cancelled.pk, WindowStatus.CANCELLED, only_from=(WindowStatus.OPEN,)
     ):
         cancelled.refresh_from_db()
         notify_window("window.cancelled", cancelled)
     window = None
-    if WindowStatus.FIRING not in live:
+    # The liquid of a cancelled window comes along (a firing window's pass narrates its
+    # own); with nothing to take while the seat's pass runs, that pass has its liquid.
+    if cancelled is not None or not firing:
         window = Window.objects.create(
             frame=frame,
             seat_id=seat_id,
@@ -158,7 +160,9 @@ def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason:
             expires_at=timezone.now(),
             trigger=Trigger.INTERRUPT,
         )
-        Liquid.objects.filter(seat_id=seat_id, status=LiquidStatus.COMMITTED).update(window=window)
+        Liquid.objects.filter(seat_id=seat_id, status=LiquidStatus.COMMITTED).exclude(
+            window_id__in=firing
+        ).update(window=window)
     return _medium_pass_start(
         frame_id=frame.pk,
         seat_id=seat_id,
