@@ -13,10 +13,14 @@ def soft_pass_task(pass_id: str) -> None:
 
 @shared_task(ignore_result=True)
 def window_fire_task(window_id: str) -> None:
-    """Scheduled for the window's `expires_at`; fires it if it is still open and due."""
+    """Scheduled for the window's `expires_at`; fires it if it is still open and due, and
+    runs its medium pass right here (a pass left pending by a crash is the sweep's)."""
+    from .medium import medium_pass_run
     from .windows import window_fire
 
-    window_fire(window_id=window_id)
+    pass_ = window_fire(window_id=window_id, enqueue=False)
+    if pass_ is not None:
+        medium_pass_run(pass_id=pass_.pk)
 
 
 @shared_task(ignore_result=True)

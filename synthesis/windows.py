@@ -77,7 +77,7 @@ def _schedule(window: Window) -> None:
     transaction.on_commit(lambda: window_fire_task.apply_async((str(window.pk),), eta=eta))
 
 
-def window_fire(*, window_id: object) -> Pass | None:
+def window_fire(*, window_id: object, enqueue: bool = True) -> Pass | None:
     """Fire an expired window: claim it (open → firing, only once it expired and its frame
     is open), then start its medium pass. Returns the pass, or None when there was nothing
     to fire (not due yet, paused, already fired, cancelled)."""
@@ -99,6 +99,7 @@ def window_fire(*, window_id: object) -> Pass | None:
         window.refresh_from_db()
         notify_window("window.fired", window)
         return _medium_pass_start(
+            enqueue=enqueue,
             frame_id=window.frame_id,
             seat_id=window.seat_id,
             window=window,
@@ -113,8 +114,10 @@ def _medium_pass_start(
     window: Window | None,
     trigger: str,
     interrupt: dict | None = None,
+    enqueue: bool = True,
 ) -> Pass:
-    """A pending medium pass, its task enqueued once the transaction commits."""
+    """A pending medium pass, its task enqueued once the transaction commits (unless the
+    caller, a worker's task, runs it itself: one Celery hop less before the outcome)."""
     from .tasks import medium_pass_task
 
     pass_ = Pass.objects.create(
@@ -125,7 +128,8 @@ def _medium_pass_start(
         window=window,
         interrupt=interrupt or {},
     )
-    transaction.on_commit(lambda: medium_pass_task.delay(str(pass_.pk)))
+    if enqueue:
+        transaction.on_commit(lambda: medium_pass_task.delay(str(pass_.pk)))
     return pass_
 
 
@@ -160,6 +164,7 @@ def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason:
             expires_at=timezone.now(),
             trigger=Trigger.INTERRUPT,
         )
+        notify_window("window.fired", window)  # born firing: clients learn of it now
         Liquid.objects.filter(seat_id=seat_id, status=LiquidStatus.COMMITTED).exclude(
             window_id__in=firing
         ).update(window=window)

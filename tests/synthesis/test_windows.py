@@ -150,3 +150,20 @@ def test_the_gm_pauses_resumes_and_closes_over_rest(api, user):
     assert api.post(f"/api/frames/{frame.id}/resume").json()["status"] == "open"
     closed = api.post(f"/api/frames/{frame.id}/close").json()
     assert closed["status"] == "closed" and closed["seq"] == 4  # join + three controls
+
+
+def test_the_window_task_runs_its_pass_itself_one_hop_less(
+    user, no_tasks, monkeypatch, django_capture_on_commit_callbacks
+):
+    from synthesis import medium, tasks
+
+    ran: list[str] = []
+    monkeypatch.setattr(medium, "medium_pass_run", lambda *, pass_id: ran.append(str(pass_id)))
+    frame = make_frame(user)
+    alice, _ = seat_player(frame, 0)
+    window = committed(frame, alice).window
+    expire(window)
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.window_fire_task(str(window.id))
+    (pass_,) = Pass.objects.filter(window=window)
+    assert ran == [str(pass_.id)] and no_tasks == []  # run here, not enqueued again
