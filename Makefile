@@ -30,15 +30,19 @@ test-e2e: $(VENV)/.synced frontend/dist/index.html e2e-deps
 	cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec
 
 # Numbers to watch, not assertions: our own cost per prompt and per streamed delta,
-# pass-through to a websocket, recovery from `kill -9`, channel-layer fan-out and idle
-# sockets (docs/realtime.md, docs/tasks.md). PostgreSQL + Redis when both URLs are set.
+# pass-through to a websocket, recovery from `kill -9`, channel-layer fan-out, idle
+# sockets, and a frame's commit → outcome fan-out and prompt size vs history
+# (docs/realtime.md, docs/tasks.md, docs/synthesis.md). PostgreSQL + Redis when both URLs
+# are set.
 bench: $(VENV)/.synced
 	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(PY) -m tests.bench
 	@if [ -n "$$DATABASE_URL" ] && [ -n "$$REDIS_URL" ]; then \
 		echo "== on PostgreSQL + Redis"; $(PY) -m tests.bench && \
 		echo "== channel layers: group fan-out" && $(PY) -m tests.bench.fanout && \
-		echo "== idle sockets" && $(PY) -m tests.bench.idle_sockets; \
-	else echo "== idle sockets"; env -u DATABASE_URL -u REDIS_URL $(PY) -m tests.bench.idle_sockets; fi
+		echo "== idle sockets" && $(PY) -m tests.bench.idle_sockets && \
+		$(PY) -m tests.bench.frames; \
+	else echo "== idle sockets"; env -u DATABASE_URL -u REDIS_URL $(PY) -m tests.bench.idle_sockets && \
+		env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(PY) -m tests.bench.frames; fi
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .

@@ -181,6 +181,10 @@ LMIX_SIGNUP_RATE_PER_ADDRESS = os.environ.get("LMIX_SIGNUP_RATE_PER_ADDRESS", "6
 LMIX_TRUSTED_PROXY_COUNT = int(os.environ.get("LMIX_TRUSTED_PROXY_COUNT", "0"))
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "memory://localhost/")
+if CELERY_BROKER_URL.startswith("memory://"):
+    # kombu polls the in-memory queue, once a second by default: every task (a turn, a
+    # window, a pass) would wait up to a second to start (tests/bench/frames.py).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": 0.01}
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

@@ -306,4 +306,5 @@ def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
             outcome=outcome,
             reason=interrupt["reason"],
         )
-    ai_react(outcome=outcome)
+    # After the outcome is out: the AI seats' reactions never delay it.
+    transaction.on_commit(lambda: ai_react(outcome=outcome))
