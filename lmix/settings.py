@@ -156,7 +156,14 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # A GM's socket hears every seat's stream: room for bursts beyond the default 100
+    # messages waiting per socket, past which the in-memory layer drops them.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": 2000},
+        }
+    }
 
 # The cache holds the login and signup throttles' counts (lmix/throttles.py): on Redis every
 # web process shares them; in local memory each process counts on its own.

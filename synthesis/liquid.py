@@ -11,6 +11,7 @@ from productions.models import Frame, FrameStatus, Seat, SeatController
 from productions.selectors import seats_load
 
 from .events import notify_liquid
+from .medium.bones import lock_frame
 from .models import Liquid, LiquidStatus, Pass, PassKind, Trigger
 from .windows import window_for_commit, windows_pause, windows_resume
 
@@ -67,7 +68,14 @@ def liquid_submit(
 
 
 def _locked(liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
-    liquid = Liquid.objects.select_for_update().select_related("frame", "seat").get(pk=liquid.pk)
+    # The frame first, then the liquid: the order a pass consuming or interrupting it and
+    # a soft result take them in (the other order deadlocks with them on PostgreSQL).
+    lock_frame(liquid.frame_id)
+    liquid = (
+        Liquid.objects.select_for_update(of=("self",))
+        .select_related("frame", "seat")
+        .get(pk=liquid.pk)
+    )
     _writable(liquid.frame, liquid.seat, user)
     if liquid.status != LiquidStatus.SUBMITTED:
         raise ApplicationError(

@@ -24,6 +24,7 @@ from productions.models import Frame, Seat
 from productions.selectors import seats_load
 
 from .events import notify_liquid
+from .medium.bones import lock_frame
 from .models import LIQUID_MAX, Liquid, LiquidStatus, Pass, PassKind, PassStatus
 from .windows import WINDOW_SECONDS
 
@@ -206,6 +207,9 @@ def soft_result_store(
 ) -> bool:
     """Store an analysis on its liquid and tell the frame; a result for an older revision
     (edited meanwhile) or for withdrawn liquid is dropped. Returns whether it was stored."""
+    # The frame first, then its liquid: the order outcomes take them in (a liquid row
+    # locked before the frame's would deadlock with a pass consuming or interrupting it).
+    lock_frame(pass_.frame_id)
     stored = bool(
         Liquid.objects.filter(
             pk=pass_.liquid_id,

@@ -58,6 +58,9 @@ class Outbox:
                     await layer.group_send(group, message)
             except Exception:  # a lost message is recovered by the client; keep draining
                 logger.warning("could not publish to %s", group, exc_info=True)
+            # Let the sockets' own tasks read what was queued for them: on daphne's loop,
+            # a burst must not fill the in-memory layer's queues before anyone drains them.
+            await asyncio.sleep(0)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

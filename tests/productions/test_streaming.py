@@ -1,6 +1,8 @@
 """Streams: deltas are published at once and never written one by one; the text is
 checkpointed, and a snapshot mid-stream holds exactly the deltas its index reaches."""
 
+from unittest import mock
+
 import pytest
 from channels.db import database_sync_to_async
 from django.db import connection
@@ -10,6 +12,7 @@ from lmix.models import LLMModel
 from productions.generation import turn_generate
 from productions.models import Production
 from productions.services import turn_request
+from productions.tasks import turn_generate_task
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.fakes.llm_server import FakeLLMServer
@@ -38,7 +41,9 @@ def fake_model(owner, server) -> LLMModel:
 def turn_writes(server, production, words: int) -> int:
     """UPDATEs of the turn table while one turn of `words` deltas is generated."""
     server.queue(text=" ".join(f"w{i}" for i in range(words)))
-    turn = turn_request(production=production)
+    # Generated here, not by the suite's worker (it would race this call for the claim).
+    with mock.patch.object(turn_generate_task, "delay"):
+        turn = turn_request(production=production)
     with CaptureQueriesContext(connection) as queries:
         turn_generate(turn_id=turn.pk)
     turn.refresh_from_db()
