@@ -58,6 +58,13 @@ def seat_body(seat: Seat) -> dict[str, Any]:
     }
 
 
+def lock_frame(frame_id: object) -> None:
+    """Hold the frame's row until the transaction ends. Every write in a frame that must
+    be ordered (outcomes, liquid, windows, passes) takes it first: frame, then its rows."""
+    if not list(Frame.objects.select_for_update().filter(pk=frame_id).values_list("pk")):
+        raise Frame.DoesNotExist("The frame is gone.")
+
+
 def next_seq(frame_id: object) -> int:
     """Take the frame's next sequence number (call inside the changing transaction)."""
     Frame.objects.filter(pk=frame_id).update(seq=F("seq") + 1)

@@ -6,12 +6,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
-from productions.frame_events import notify_frame
+from productions.frame_events import lock_frame, notify_frame
 from productions.models import Frame, FrameStatus, Seat, SeatController
 from productions.selectors import seats_load
 
 from .events import notify_liquid
-from .medium.bones import lock_frame
 from .models import Liquid, LiquidStatus, Pass, PassKind, Trigger
 from .windows import window_for_commit, windows_pause, windows_resume
 

@@ -19,12 +19,12 @@ from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
 from lmix.realtime.leases import lease_held, on_heartbeat
+from productions.frame_events import lock_frame
 from productions.knowledge import compile_knowledge, name_for
 from productions.models import Frame, Seat
 from productions.selectors import seats_load
 
 from .events import notify_liquid
-from .medium.bones import lock_frame
 from .models import LIQUID_MAX, Liquid, LiquidStatus, Pass, PassKind, PassStatus
 from .windows import WINDOW_SECONDS
 

@@ -22,8 +22,7 @@ from pydantic import BaseModel, Field, field_validator
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
-from productions.frame_events import next_seq
-from productions.models import Frame
+from productions.frame_events import lock_frame, next_seq
 
 from ..events import notify_outcome
 from ..models import Outcome, Pass
@@ -227,13 +226,6 @@ def _bones_locked(
         else:
             return ctx, _store(ctx, bones, lease=lease)
     raise failure
-
-
-def lock_frame(frame_id: object) -> None:
-    """Hold the frame's row until the transaction ends: outcomes are stored one at a time,
-    and every transaction that stores one takes this lock first."""
-    if not list(Frame.objects.select_for_update().filter(pk=frame_id).values_list("pk")):
-        raise Frame.DoesNotExist("The frame is gone.")
 
 
 def record_messages(lease: PassLease, step: str, messages: list[Message]) -> None:

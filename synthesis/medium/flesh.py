@@ -13,6 +13,7 @@ from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
 from lmix.llm.tokens import count_tokens
 from lmix.models import LLMModel
+from productions.frame_events import lock_frame
 from productions.selectors import seats_load
 
 from ..events import notify_liquid, notify_narrative_done, notify_narrative_token, notify_window
@@ -27,7 +28,7 @@ from ..models import (
     Window,
     WindowStatus,
 )
-from .bones import lock_frame, record_messages
+from .bones import record_messages
 from .context import LeaseLost, MediumContext, PassLease
 from .prompts import compile_flesh, reply_cap, resolving_outcomes
 

@@ -15,6 +15,7 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError
 from lmix.models import LLMModel
 from lmix.realtime.leases import lease_held, on_heartbeat
+from productions.frame_events import lock_frame
 from productions.models import Frame, Seat
 from productions.selectors import seats_load
 
@@ -28,7 +29,7 @@ from ..models import (
     Window,
     WindowStatus,
 )
-from .bones import bones_step, lock_frame
+from .bones import bones_step
 from .context import LeaseLost, PassLease, gather
 from .flesh import flesh_step, route_flesh
 
