@@ -85,12 +85,6 @@ def notify_audiences(frame_id: object, audiences: Audiences) -> None:
         group_send_on_commit(group, {**body, "seq": seq})
 
 
-def notify_private(frame_id: object, seat_id: object, event: dict[str, Any]) -> None:
-    """A seat's private stream event (a narrative delta): to its player and the GM, now."""
-    group_send(seat_group(frame_id, seat_id), event)
-    group_send(gm_group(frame_id), event)
-
-
 def notify_presence(frame_id: object, seat_id: object, *, typing: bool) -> None:
     """Someone is typing for a seat: ephemeral, never numbered, never the text."""
     group_send(frame_group(frame_id), {"type": "presence", "seat": str(seat_id), "typing": typing})

@@ -4,14 +4,13 @@ Groups, the frame's sequence and publishing are in productions/frame_events.py."
 
 from typing import Any
 
-from lmix.realtime.publish import group_send_on_commit
+from lmix.realtime.publish import group_send, group_send_on_commit
 from productions.frame_events import (
     Audiences,
     frame_group,
     gm_group,
     notify_audiences,
     notify_frame,
-    notify_private,
     seat_group,
 )
 from productions.models import Frame, LiquidVisibility, Seat
@@ -57,40 +56,51 @@ def notify_window(event_type: str, window: Window) -> None:
 
 
 def notify_outcome(outcome: Outcome) -> None:
-    """`outcome.created`: the bones are shared with everyone in the frame. Call in the
-    transaction that takes `outcome.seq` with `next_seq`, and pass that seq."""
+    """`outcome.created`: the bones are shared with everyone in the frame; then, if the
+    secret guard flagged it, `outcome.flagged` to the GM. Call in the transaction that
+    takes `outcome.seq` with `next_seq`."""
     from .selectors import outcome_body
 
     group_send_on_commit(
         frame_group(outcome.frame_id),
         {"type": "outcome.created", "seq": outcome.seq, "outcome": outcome_body(outcome)},
     )
+    # The GM's alone, so outside the frame's sequence: sent right after the outcome it
+    # annotates (the GM's snapshot holds it too).
+    if outcome.flags:
+        group_send_on_commit(
+            gm_group(outcome.frame_id),
+            {"type": "outcome.flagged", "outcome": str(outcome.pk), "flags": outcome.flags},
+        )
+
+
+def narrative_groups(narrative: Narrative) -> list[str]:
+    """Who reads a narrative: its seat's player and the GM; everyone when it is shared."""
+    if narrative.shared:
+        return [frame_group(narrative.frame_id)]
+    return [seat_group(narrative.frame_id, narrative.seat_id), gm_group(narrative.frame_id)]
 
 
 def notify_narrative_token(narrative: Narrative, *, index: int, delta: str) -> None:
-    """A delta of a personal narrative: to its player and the GM only, at once, unnumbered."""
-    notify_private(
-        narrative.frame_id,
-        narrative.seat_id,
-        {
-            "type": "narrative.token",
-            "narrative": str(narrative.pk),
-            "seat": str(narrative.seat_id),
-            "index": index,
-            "delta": delta,
-        },
-    )
+    """A delta of a narrative: to its readers only, at once, unnumbered."""
+    event = {
+        "type": "narrative.token",
+        "narrative": str(narrative.pk),
+        "seat": str(narrative.seat_id),
+        "shared": narrative.shared,
+        "index": index,
+        "delta": delta,
+    }
+    for group in narrative_groups(narrative):
+        group_send(group, event)
 
 
 def notify_narrative_done(narrative: Narrative) -> None:
-    """The whole narrative, once stored: to its player and the GM only, after commit."""
+    """The whole narrative, once stored: to its readers only, after commit."""
     from .selectors import narrative_body
 
     event = {"type": "narrative.done", "narrative": narrative_body(narrative)}
-    for group in (
-        seat_group(narrative.frame_id, narrative.seat_id),
-        gm_group(narrative.frame_id),
-    ):
+    for group in narrative_groups(narrative):
         group_send_on_commit(group, event)
 
 

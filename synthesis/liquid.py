@@ -11,7 +11,8 @@ from productions.models import Frame, FrameStatus, Seat, SeatController
 from productions.selectors import seats_load
 
 from .events import notify_liquid
-from .models import Liquid, LiquidStatus, Pass, PassKind, Trigger
+from .models import Liquid, LiquidStatus, Pass, PassKind, Trigger, Window
+from .selectors import window_body
 from .windows import window_for_commit, windows_pause, windows_resume
 
 
@@ -158,13 +159,22 @@ def frame_status_set(*, frame: Frame, status: str) -> Frame:
         raise ApplicationError(
             f"The frame is {frame.status}; it cannot be {status} now.", status_code=409
         )
+    windows: list[Window] = []
     if frame.status == FrameStatus.OPEN:
-        windows_pause(frame=frame)
+        windows = windows_pause(frame=frame)
     elif status == FrameStatus.OPEN:
         frame.status = status  # resumed windows are fired only in an open frame
         frame.save(update_fields=["status", "updated_at"])
-        windows_resume(frame=frame)
+        windows = windows_resume(frame=frame)
     frame.status = status
     frame.save(update_fields=["status", "updated_at"])
-    notify_frame(frame.pk, {"type": _STATUS_EVENTS[status], "status": status})
+    # The windows it froze or restarted come along, so countdowns stop and go on in step.
+    notify_frame(
+        frame.pk,
+        {
+            "type": _STATUS_EVENTS[status],
+            "status": status,
+            "windows": [window_body(window) for window in windows],
+        },
+    )
     return frame

@@ -207,6 +207,7 @@ class Outcome(models.Model):
     interrupts = models.JSONField(default=list)  # [{seat, reason}]
     witnesses = models.JSONField(default=list)  # seat ids, computed by the server
     liquid_ids = models.JSONField(default=list)  # the committed liquid it resolved
+    flags = models.JSONField(default=list)  # the secret guard's, for the GM only
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -226,7 +227,9 @@ class NarrativeStatus(models.TextChoices):
 
 
 class Narrative(models.Model):
-    """Personal flesh (a solid of the player face): one character's prose, for its player."""
+    """Flesh (a solid of the player face): one character's prose for its player, or, in a
+    shared frame, the scene's one prose for everyone (`shared`, written from public
+    knowledge only)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="narratives")
@@ -243,6 +246,7 @@ class Narrative(models.Model):
     liquid_ids = models.JSONField(default=list)
     trigger = models.CharField(max_length=16, choices=Trigger.choices)
     pscale = models.SmallIntegerField(default=-1)
+    shared = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=NarrativeStatus.choices, default="streaming")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -1,5 +1,6 @@
 """Reads of a frame as one user may see it: the GM everything, a player the liquid the
-frame's visibility allows, every outcome, and only their own seats' narratives."""
+frame's visibility allows, every outcome, and only their own seats' narratives (and a
+shared frame's narratives, which are everyone's)."""
 
 from typing import Any
 
@@ -47,8 +48,9 @@ def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
     return body
 
 
-def outcome_body(outcome: Outcome) -> dict[str, Any]:
-    return {
+def outcome_body(outcome: Outcome, *, gm: bool = False) -> dict[str, Any]:
+    """An outcome as everyone reads it; the GM also reads the secret guard's flags."""
+    body = {
         "id": str(outcome.pk),
         "seq": outcome.seq,
         "seat": str(outcome.seat_id),
@@ -58,6 +60,9 @@ def outcome_body(outcome: Outcome) -> dict[str, Any]:
         "witnesses": outcome.witnesses,
         "created_at": outcome.created_at.isoformat(),
     }
+    if gm:
+        body["flags"] = outcome.flags
+    return body
 
 
 def narrative_body(narrative: Narrative) -> dict[str, Any]:
@@ -70,6 +75,7 @@ def narrative_body(narrative: Narrative) -> dict[str, Any]:
         "liquid_ids": narrative.liquid_ids,
         "trigger": narrative.trigger,
         "pscale": narrative.pscale,
+        "shared": narrative.shared,
         "status": narrative.status,
         "created_at": narrative.created_at.isoformat(),
     }
@@ -98,7 +104,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
     live_liquid = Liquid.objects.filter(frame=frame).exclude(status=LiquidStatus.WITHDRAWN)
     narratives = Narrative.objects.filter(frame=frame)
     if not access.is_gm:
-        narratives = narratives.filter(seat_id__in=access.seat_ids)
+        narratives = narratives.filter(Q(seat_id__in=access.seat_ids) | Q(shared=True))
     windows = Window.objects.filter(
         Q(status__in=[WindowStatus.OPEN, WindowStatus.FIRING, WindowStatus.FAILED]), frame=frame
     )
@@ -116,7 +122,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "invite_code": frame.invite_code if access.is_gm else None,
         "seats": [seat_body(seat) for seat in seats],
         "liquid": [liquid_body(x, readable=liquid_readable(access, x)) for x in live_liquid],
-        "outcomes": [outcome_body(o) for o in Outcome.objects.filter(frame=frame)],
+        "outcomes": [outcome_body(o, gm=access.is_gm) for o in Outcome.objects.filter(frame=frame)],
         "narratives": [narrative_body(n) for n in narratives],
         "windows": [window_body(w) for w in windows],
     }

@@ -178,25 +178,33 @@ def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason:
 
 
 @transaction.atomic
-def windows_pause(*, frame: Frame) -> int:
-    """Freeze every open window of the frame, keeping the time it had left."""
+def windows_pause(*, frame: Frame) -> list[Window]:
+    """Freeze every open window of the frame, keeping the time it had left.
+
+    Returns:
+        The frozen windows (`remaining_seconds` set, no `expires_at`).
+    """
     now = timezone.now()
-    frozen = 0
+    frozen = []
     for window in Window.objects.select_for_update().filter(
         frame=frame, status=WindowStatus.OPEN, expires_at__isnull=False
     ):
-        left = max(0.0, (window.expires_at - now).total_seconds())
-        frozen += Window.objects.filter(pk=window.pk, status=WindowStatus.OPEN).update(
-            expires_at=None, remaining_seconds=left
-        )
+        window.remaining_seconds = max(0.0, (window.expires_at - now).total_seconds())
+        window.expires_at = None
+        window.save(update_fields=["expires_at", "remaining_seconds", "updated_at"])
+        frozen.append(window)
     return frozen
 
 
 @transaction.atomic
-def windows_resume(*, frame: Frame) -> int:
-    """Give every frozen window of the frame back the time it had left, and schedule it."""
+def windows_resume(*, frame: Frame) -> list[Window]:
+    """Give every frozen window of the frame back the time it had left, and schedule it.
+
+    Returns:
+        The windows running again (their new `expires_at`).
+    """
     now = timezone.now()
-    resumed = 0
+    resumed = []
     for window in Window.objects.select_for_update().filter(
         frame=frame, status=WindowStatus.OPEN, expires_at__isnull=True
     ):
@@ -204,7 +212,7 @@ def windows_resume(*, frame: Frame) -> int:
         window.remaining_seconds = None
         window.save(update_fields=["expires_at", "remaining_seconds", "updated_at"])
         _schedule(window)
-        resumed += 1
+        resumed.append(window)
     return resumed
 
 

@@ -25,6 +25,7 @@ from lmix.models import LLMModel
 from productions.frame_events import lock_frame, next_seq
 
 from ..events import notify_outcome
+from ..guard import seat_secrets, secret_flags
 from ..models import Outcome, Pass
 from .context import TEXT_MAX, LeaseLost, MediumContext, PassLease, flat, gather
 from .prompts import compile_bones
@@ -268,6 +269,15 @@ def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
         if Outcome.objects.filter(frame_id=ctx.frame.pk, seq__gt=ctx.horizon).exists():
             raise _Stale()
         draft = bones_apply(bones, ctx)
+        flags = secret_flags(
+            said=[
+                *(entry["action"] for entry in draft.actions_resolved),
+                *draft.world_facts,
+                *(entry["reason"] for entry in draft.interrupts),
+            ],
+            revealed=[action.text for action in ctx.to_resolve],
+            secrets=seat_secrets(ctx.seats),
+        )
         outcome = Outcome.objects.create(
             frame=ctx.frame,
             seq=next_seq(ctx.frame.pk),
@@ -278,20 +288,22 @@ def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
             interrupts=draft.interrupts,
             witnesses=draft.witnesses,
             liquid_ids=draft.liquid_ids,
+            flags=flags,
         )
         route_bones(ctx, outcome)
         return outcome
 
 
 def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
-    """Broadcast the outcome to the frame, wake each interrupted character's pass, and let
-    the AI-played characters it involves answer. In the storing transaction: an outcome is
-    never stored without its interrupts."""
+    """Broadcast the outcome to the frame, wake each interrupted character's pass (not in a
+    shared frame), and let the AI-played characters it involves answer. In the storing
+    transaction: an outcome is never stored without its interrupts."""
     from ..ai_seats import ai_react
     from ..windows import window_interrupt
 
     notify_outcome(outcome)
-    for interrupt in outcome.interrupts:
+    # A shared frame narrates the interrupt to everyone at once; it wakes nobody's pass.
+    for interrupt in [] if ctx.shared else outcome.interrupts:
         window_interrupt(
             frame=ctx.frame,
             seat_id=uuid.UUID(interrupt["seat"]),

@@ -5,6 +5,10 @@ seats still waiting (resolved together), the outcomes since its last narrative t
 witnessed, the visible intentions of others still under way, its compiled knowledge and its
 own recent narratives. Never another character's narrative, internal truth or a group's
 inside it is not a member of: those stay out of every prompt built from this context.
+
+In a shared frame one pass at a time narrates for everyone: it takes every committed liquid
+of the frame not yet narrated, and its knowledge is what everyone may know (the public
+characters of the bones prompt), never anyone's inside.
 """
 
 import uuid
@@ -15,7 +19,7 @@ from django.conf import settings
 from django.db.models import Max, Q
 
 from productions.knowledge import compile_knowledge, memberships_prefetch, public_name
-from productions.models import Frame, LiquidVisibility, Seat
+from productions.models import Frame, FrameMode, LiquidVisibility, Seat
 
 from ..models import (
     Liquid,
@@ -95,6 +99,7 @@ class MediumContext:
     interrupt_outcome: Outcome | None = None
     interrupt_reason: str = ""
     visible_liquid: bool = True
+    shared: bool = False  # one prose for everyone, from public knowledge (shared mode)
 
     @property
     def label(self) -> str:
@@ -141,23 +146,33 @@ def gather(pass_: Pass) -> MediumContext:
     position = {s.pk: s.position for s in seats}
     horizon = Outcome.objects.filter(frame=frame).aggregate(top=Max("seq"))["top"] or 0
     window = pass_.window
-    own = (
-        list(
-            Liquid.objects.filter(
-                seat=seat, status=LiquidStatus.COMMITTED, window_id=pass_.window_id
-            ).order_by("committed_at", "id")
-        )
-        if pass_.window_id
-        else []  # an interrupt for a seat whose pass runs already: that pass has its liquid
-    )
-    pscale = window.pscale if window is not None else DEFAULT_PSCALE
-    others = list(
+    shared = frame.mode == FrameMode.SHARED
+    live = list(
         Liquid.objects.filter(
             frame=frame, status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
-        )
-        .exclude(seat=seat)
-        .order_by("submitted_at", "id")
+        ).order_by("submitted_at", "id")
     )
+    if shared:  # everything committed and not yet narrated, whoever wrote it
+        own = sorted(
+            (x for x in live if x.status == LiquidStatus.COMMITTED),
+            key=lambda x: (x.committed_at, str(x.pk)),
+        )
+    elif pass_.window_id:
+        own = sorted(
+            (
+                x
+                for x in live
+                if x.seat_id == seat.pk
+                and x.status == LiquidStatus.COMMITTED
+                and x.window_id == pass_.window_id
+            ),
+            key=lambda x: (x.committed_at, str(x.pk)),
+        )
+    else:
+        own = []  # an interrupt for a seat whose pass runs already: that pass has its liquid
+    pscale = window.pscale if window is not None else DEFAULT_PSCALE
+    mine = {x.pk for x in own}
+    others = [x for x in live if x.seat_id != seat.pk and x.pk not in mine]
     same = [
         x for x in others if x.status == LiquidStatus.COMMITTED and effective_pscale(x) == pscale
     ]
@@ -190,7 +205,17 @@ def gather(pass_: Pass) -> MediumContext:
             frame=frame, pk=_uuid(pass_.interrupt["outcome"])
         ).first()
     resolved_before = {x.pk: resolved[x.pk] for x in own if x.pk in resolved}
-    outcomes = _outcomes(frame, seat, must={*resolved_before.values(), *_seq_of(interrupt_outcome)})
+    narratives = (
+        Narrative.objects.filter(frame=frame, shared=True)
+        if shared
+        else Narrative.objects.filter(seat=seat, shared=False)
+    ).filter(status=NarrativeStatus.DONE)
+    outcomes = _outcomes(
+        frame,
+        seat,
+        narratives,
+        must={*resolved_before.values(), *_seq_of(interrupt_outcome)},
+    )
     production = frame.production
     return MediumContext(
         pass_=pass_,
@@ -205,22 +230,23 @@ def gather(pass_: Pass) -> MediumContext:
         outcomes=outcomes,
         horizon=horizon,
         pending=pending,
-        knowledge=compile_knowledge(
+        knowledge=""
+        if shared
+        else compile_knowledge(
             speaker=seat.persona,
             cast=[s.persona for s in seats],
             world=production.world,
             scenario=production.scenario,
         ),
         recent=list(
-            Narrative.objects.filter(seat=seat, status=NarrativeStatus.DONE).order_by(
-                "-created_at", "-id"
-            )[: settings.LMIX_MEDIUM_NARRATIVES_CONTEXT]
+            narratives.order_by("-created_at", "-id")[: settings.LMIX_MEDIUM_NARRATIVES_CONTEXT]
         )[::-1],
         interrupt_outcome=interrupt_outcome,
         interrupt_reason=(
             flat(pass_.interrupt.get("reason", "")) if pass_.trigger == Trigger.INTERRUPT else ""
         ),
         visible_liquid=visible,
+        shared=shared,
     )
 
 
@@ -251,13 +277,11 @@ def _resolved_seqs(frame: Frame, liquids: list[Liquid]) -> dict[uuid.UUID, int]:
     return found
 
 
-def _outcomes(frame: Frame, seat: Seat, *, must: set[int]) -> list[Outcome]:
-    """The outcomes since the seat's last narrative that it witnessed (the newest
-    LMIX_MEDIUM_OUTCOMES_CONTEXT), plus those it must know (its own action's, the
-    interrupt's), oldest first."""
-    last = Narrative.objects.filter(seat=seat, status=NarrativeStatus.DONE).order_by(
-        "-created_at", "-id"
-    )
+def _outcomes(frame: Frame, seat: Seat, narratives, *, must: set[int]) -> list[Outcome]:
+    """The outcomes since the last of `narratives` (the pass's done ones) that the seat
+    witnessed (the newest LMIX_MEDIUM_OUTCOMES_CONTEXT), plus those it must know (its own
+    action's, the interrupt's), oldest first."""
+    last = narratives.order_by("-created_at", "-id")
     narrated = last.values_list("outcome_ids", flat=True).first() or []
     after = 0
     if narrated:

@@ -1,6 +1,7 @@
 """Flesh: the character's personal narrative, streamed to its player (and the GM) delta by
-delta, checkpointed, never written per delta; then routed: stored as done, its liquid
-consumed (never narrated twice), the window fired and the pass done, in one transaction.
+delta (a shared frame's one prose to everyone), checkpointed, never written per delta;
+then routed: stored as done, its liquid consumed (never narrated twice), the window fired
+and the pass done, in one transaction.
 """
 
 import time
@@ -134,7 +135,8 @@ def _narrative_open(ctx: MediumContext, outcome: Outcome | None, lease: PassLeas
         return Narrative.objects.create(
             frame=ctx.frame,
             seat=ctx.seat,
-            user_id=ctx.seat.user_id,
+            user_id=None if ctx.shared else ctx.seat.user_id,
+            shared=ctx.shared,
             source_pass=ctx.pass_,
             outcome_ids=[str(pk) for pk in sorted(ids, key=ids.__getitem__)],
             liquid_ids=[str(x.pk) for x in ctx.own],

@@ -4,7 +4,8 @@ synthesis/templates/synthesis/, fitted to the model's context window.
 The bones prompt is public: the world, the scenario and how anyone sees the characters
 present (universal and external truth), never an internal truth, because the outcome it
 produces goes to everyone. The flesh prompt is the character's own: its compiled knowledge
-(productions/knowledge.py) and its own recent narratives.
+(productions/knowledge.py) and its own recent narratives; in a shared frame it is as public
+as the bones prompt, because everyone reads the prose.
 
 Each template holds a system part and a user part, split by a `=== USER ===` line. The
 flesh prompt ends with a `SCENE TO NARRATE:` … `END OF SCENE` block of `- Key: value`
@@ -89,17 +90,22 @@ def public_character(seat: Seat, label: str) -> str:
     return "\n".join(lines)
 
 
+def public_setting(ctx: MediumContext) -> dict[str, str]:
+    """The fields of a public prompt: the setting and the characters as anyone sees them."""
+    production = ctx.frame.production
+    return {
+        "world_name": production.world.name,
+        "world": production.world.description.strip(),
+        "scenario_name": production.scenario.name,
+        "scenario": production.scenario.description.strip(),
+        "characters": "\n".join(public_character(s, ctx.labels[s.pk]) for s in ctx.seats),
+    }
+
+
 def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
     """What the bones call is sent: public knowledge, earlier outcomes, the actions."""
-    production = ctx.frame.production
     system, user = template("bones.txt")
-    system = system.format(
-        world_name=production.world.name,
-        world=production.world.description.strip(),
-        scenario_name=production.scenario.name,
-        scenario=production.scenario.description.strip(),
-        characters="\n".join(public_character(s, ctx.labels[s.pk]) for s in ctx.seats),
-    )
+    system = system.format(**public_setting(ctx))
     interrupt = ""
     if ctx.pass_.trigger == Trigger.INTERRUPT:
         interrupt = f"INTERRUPT: {ctx.label} must react at once: {ctx.interrupt_reason}\n"
@@ -119,12 +125,17 @@ def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
 
 
 def compile_flesh(ctx: MediumContext, outcome: Outcome | None, model: LLMModel) -> list[Message]:
-    """What the flesh call is sent: the character's knowledge and recent experience, what
-    happened since, and the scene to narrate (its action, its results, the facts)."""
+    """What the flesh call is sent: the character's knowledge and recent experience (in a
+    shared frame: public knowledge and the story so far), what happened since, and the
+    scene to narrate (the actions, their results, the facts)."""
     words = word_budget(ctx.pscale)
     in_scene = {o.pk for o in resolving_outcomes(ctx, outcome)}
-    system, user = template("flesh.txt")
-    system = system.format(knowledge=ctx.knowledge, name=ctx.label, words=words)
+    if ctx.shared:
+        system, user = template("flesh_shared.txt")
+        system = system.format(**public_setting(ctx), words=words)
+    else:
+        system, user = template("flesh.txt")
+        system = system.format(knowledge=ctx.knowledge, name=ctx.label, words=words)
     return _fit(
         system,
         user,
@@ -154,7 +165,15 @@ def resolving_outcomes(ctx: MediumContext, outcome: Outcome | None) -> list[Outc
 
 def scene_lines(ctx: MediumContext, outcome: Outcome | None, words: int) -> list[str]:
     lines = [f"- Character: {ctx.label}"]
-    lines += [f"- Intention: {flat(x.content)}" for x in ctx.own]
+    if ctx.shared:
+        # Everyone reads the prose: others' intentions only where everyone reads liquid.
+        lines += [
+            f"- Intention: {ctx.labels.get(x.seat_id, 'Someone')}: {flat(x.content)}"
+            for x in ctx.own
+            if ctx.visible_liquid
+        ]
+    else:
+        lines += [f"- Intention: {flat(x.content)}" for x in ctx.own]
     if ctx.interrupt_reason:
         lines.append(f"- Interrupt: {ctx.interrupt_reason}")
     for resolved in resolving_outcomes(ctx, outcome):

@@ -16,7 +16,7 @@ from lmix.llm.base import LLMError
 from lmix.models import LLMModel
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
-from productions.models import Frame, Seat
+from productions.models import Frame, FrameMode, Seat
 from productions.selectors import seats_load
 
 from ..events import notify_pass_failed, notify_window
@@ -47,15 +47,10 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        if not Pass.move(
-            pass_id,
-            PassStatus.RUNNING,
-            only_from=(PassStatus.PENDING,),
-            where={"kind": PassKind.MEDIUM},
-            lease_owner=owner,
-            heartbeat_at=timezone.now(),
-            attempts=F("attempts") + 1,
-        ):
+        frame_id, mode = Pass.objects.filter(pk=pass_id).values_list(
+            "frame_id", "frame__mode"
+        ).first() or (None, None)
+        if frame_id is None or not _claim(pass_id, owner, frame_id=frame_id, mode=mode):
             return
         pass_ = Pass.objects.select_related("window").get(pk=pass_id)
         lease = PassLease(pass_.pk, owner, pass_.attempts)
@@ -70,13 +65,55 @@ def medium_pass_run(*, pass_id: object) -> None:
         except Exception:
             logger.exception("medium pass %s failed unexpectedly", pass_id)
             _fail(pass_, lease, message=UNEXPECTED)
+        finally:
+            if mode == FrameMode.SHARED:
+                _hand_over(frame_id)
+
+
+def _claim(pass_id: object, owner: str, *, frame_id: object, mode: str) -> bool:
+    """Pending → running under this run's lease. In a shared frame one pass runs at a time
+    (each narrates, for everyone, all that was committed before it); one that must wait
+    stays pending until the running one hands over (`_hand_over`; the sweep is the
+    backstop)."""
+
+    def move() -> bool:
+        return Pass.move(
+            pass_id,
+            PassStatus.RUNNING,
+            only_from=(PassStatus.PENDING,),
+            where={"kind": PassKind.MEDIUM},
+            lease_owner=owner,
+            heartbeat_at=timezone.now(),
+            attempts=F("attempts") + 1,
+        )
+
+    if mode != FrameMode.SHARED:
+        return move()
+    with transaction.atomic():
+        lock_frame(frame_id)
+        running = Pass.objects.filter(
+            frame_id=frame_id, kind=PassKind.MEDIUM, status=PassStatus.RUNNING
+        )
+        return not running.exists() and move()
+
+
+def _hand_over(frame_id: object) -> None:
+    """A shared frame's pass ended: the oldest one waiting runs next."""
+    waiting = (
+        Pass.objects.filter(frame_id=frame_id, kind=PassKind.MEDIUM, status=PassStatus.PENDING)
+        .order_by("created_at", "id")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if waiting is not None:
+        _enqueue(waiting)
 
 
 def _run(pass_: Pass, lease: PassLease) -> None:
     ctx = gather(pass_)
     model = medium_model(frame=ctx.frame, seat=ctx.seat)
     ctx, outcome = bones_step(ctx, lease=lease, model=model)
-    if outcome is None and not ctx.own and not ctx.interrupt_reason:
+    if not ctx.own and (ctx.shared or (outcome is None and not ctx.interrupt_reason)):
         route_flesh(ctx, None, lease=lease)  # nothing left to resolve or narrate
         return
     narrative = flesh_step(ctx, outcome, lease=lease, model=model)
@@ -250,4 +287,7 @@ def pass_lease_lapsed(*, pass_: Pass) -> str | None:
     ):
         return None
     _failed(pass_)
+    frame_id = pass_.frame_id
+    if Frame.objects.filter(pk=frame_id, mode=FrameMode.SHARED).exists():
+        transaction.on_commit(lambda: _hand_over(frame_id))
     return "failed"

@@ -6,8 +6,9 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from lmix.asgi import application
-from productions.frame_events import notify_private
 from productions.frame_services import seat_update
+from synthesis.events import notify_narrative_token
+from synthesis.models import Narrative
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.productions.conftest import session_cookie
@@ -58,11 +59,26 @@ async def test_a_private_stream_reaches_its_player_and_the_gm_only():
     frame, seats, gm, alice, bob = await scene()
     sockets = [await ready(frame_socket(frame.id, c)) for c in (gm, alice, bob)]
     gm_socket, alice_socket, bob_socket = sockets
-    delta = {"type": "narrative.token", "seat": str(seats[0].id), "index": 0, "delta": "A-ONLY"}
-    notify_private(frame.id, seats[0].id, delta)
-    assert await alice_socket.receive_json_from(timeout=5) == delta
+    narrative = Narrative(frame_id=frame.id, seat_id=seats[0].id)
+    notify_narrative_token(narrative, index=0, delta="A-ONLY")
+    delta = await alice_socket.receive_json_from(timeout=5)
+    assert delta["delta"] == "A-ONLY" and delta["seat"] == str(seats[0].id)
+    assert not delta["shared"]
     assert await gm_socket.receive_json_from(timeout=5) == delta
     assert await bob_socket.receive_nothing(timeout=0.5)
+    for communicator in sockets:
+        await communicator.disconnect()
+
+
+async def test_a_shared_narrative_streams_to_everyone_once():
+    frame, seats, gm, alice, bob = await scene()
+    sockets = [await ready(frame_socket(frame.id, c)) for c in (gm, alice, bob)]
+    narrative = Narrative(frame_id=frame.id, seat_id=seats[0].id, shared=True)
+    notify_narrative_token(narrative, index=0, delta="FOR-ALL")
+    for communicator in sockets:
+        delta = await communicator.receive_json_from(timeout=5)
+        assert delta["delta"] == "FOR-ALL" and delta["shared"]
+        assert await communicator.receive_nothing(timeout=0.3)  # not twice (frame + GM)
     for communicator in sockets:
         await communicator.disconnect()
 

@@ -55,7 +55,12 @@ class FrameState:
         elif family == "liquid":
             self.liquid[event["liquid"]["id"]] = event["liquid"]
         elif kind == "outcome.created":
-            self.outcomes[event["outcome"]["id"]] = event["outcome"]
+            outcome = event["outcome"]
+            # The GM reads the secret guard's flags: none until `outcome.flagged` says so.
+            self.outcomes[outcome["id"]] = {**outcome, "flags": []} if self.is_gm else outcome
+        elif kind == "outcome.flagged":
+            assert self.is_gm, "only the GM hears of the secret guard"
+            self.outcomes[event["outcome"]]["flags"] = event["flags"]
         elif family == "window":
             window = event["window"]
             if window["id"] not in self.windows and kind not in {"window.opened", "window.fired"}:
@@ -65,13 +70,15 @@ class FrameState:
             self.seats[event["seat"]["id"]] = event["seat"]
         elif family == "frame":
             self.status = event["status"]
+            for window in event["windows"]:  # frozen or running again: countdowns in step
+                self.windows[window["id"]] = window
         elif kind == "pass.failed":
             self.failed_passes.append(event["pass"])
         elif kind == "narrative.token":
             self._token(event)
         elif kind == "narrative.done":
             narrative = event["narrative"]
-            if self.is_gm or narrative["seat"] in self.mine:
+            if self.is_gm or narrative["seat"] in self.mine or narrative["shared"]:
                 self.narratives[narrative["id"]] = narrative
         else:
             assert kind in {"presence", "pong"}, f"an event the client does not know: {event}"
@@ -95,9 +102,7 @@ class FrameState:
             "seats": self.seats,
             "liquid": self.liquid,
             "outcomes": self.outcomes,
-            "windows": {
-                k: w["status"] for k, w in self.windows.items() if w["status"] in LIVE_WINDOWS
-            },
+            "windows": {k: w for k, w in self.windows.items() if w["status"] in LIVE_WINDOWS},
             "narratives": self.narratives,
         }
 

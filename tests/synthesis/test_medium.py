@@ -15,82 +15,19 @@ from lmix.llm.offline import OfflineNarrator
 from lmix.models import LLMCall, LLMModel
 from lmix.realtime import publish
 from productions.frame_events import gm_group, next_seq, seat_group
+from productions.selectors import frame_access
 from synthesis import medium
 from synthesis.medium import bones as bones_module
 from synthesis.medium import run as run_module
 from synthesis.models import Liquid, Narrative, Outcome, Pass, Window
+from synthesis.selectors import frame_view
 from tests.fakes.llm_server import FakeLLMServer
-from tests.synthesis.conftest import make_frame, seat_player
+from tests.synthesis.conftest import Scene, run, sent
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FAKE_KEY = "sk-MEDIUM-KEY-MARKER-7731"
-
-
-# -- building scenes -----------------------------------------------------------------------
-
-
-class Scene:
-    """A frame of three characters: Alice and Bob played by people, Tony by an assistant."""
-
-    def __init__(self, gm, **options) -> None:
-        self.frame = make_frame(gm, open_seats=2, **options)
-        self.alice_player, _ = seat_player(self.frame, 0)
-        self.bob_player, _ = seat_player(self.frame, 1)
-        self.alice, self.bob, self.tony = self.frame.seats.order_by("position")
-        self.t0 = timezone.now() - timedelta(seconds=30)
-
-    def commit(self, seat, text, *, pscale=-2, after=0.0, interruptive=False, targets=()):
-        """Committed liquid for `seat`, `after` seconds into the scene."""
-        return Liquid.objects.create(
-            frame=self.frame,
-            seat=seat,
-            author=seat.user,
-            content=text,
-            status="committed",
-            pscale=pscale,
-            interruptive=interruptive,
-            targets=[str(t.pk) for t in targets],
-            committed_at=self.t0 + timedelta(seconds=after),
-        )
-
-    def submit(self, seat, text, *, pscale=0):
-        return Liquid.objects.create(
-            frame=self.frame, seat=seat, content=text, status="submitted", pscale=pscale
-        )
-
-    def window(self, seat, *liquids, status="firing", pscale=-2, trigger="expiry"):
-        expires = timezone.now() + (timedelta(hours=1) if status == "open" else timedelta())
-        window = Window.objects.create(
-            frame=self.frame,
-            seat=seat,
-            status=status,
-            pscale=pscale,
-            expires_at=expires,
-            trigger=trigger,
-        )
-        Liquid.objects.filter(pk__in=[x.pk for x in liquids]).update(window=window)
-        return window
-
-    def fire(self, seat, *liquids, pscale=-2, trigger="expiry") -> Pass:
-        """A firing window holding `liquids` and its pending medium pass."""
-        window = self.window(seat, *liquids, pscale=pscale, trigger=trigger)
-        return Pass.objects.create(
-            frame=self.frame, seat=seat, kind="medium", trigger=trigger, window=window
-        )
-
-
-def run(pass_: Pass) -> Pass:
-    medium.medium_pass_run(pass_id=pass_.pk)
-    return Pass.objects.get(pk=pass_.pk)
-
-
-def sent(pass_: Pass, step: str) -> str:
-    """Everything the pass sent in `step` calls, as one text."""
-    return "\n".join(
-        m["content"] for entry in pass_.messages if entry["step"] == step for m in entry["messages"]
-    )
 
 
 def fake_model(owner, server) -> LLMModel:
@@ -449,6 +386,37 @@ def test_others_intentions_reach_a_prompt_only_where_the_frame_shows_them(user, 
     pass_ = run(scene.fire(scene.alice, scene.commit(scene.alice, "I look around.")))
     for step in ("bones", "flesh"):
         assert ("TONY-INTENT-MARKER" in sent(pass_, step)) == (visibility == "all")
+
+
+def test_an_outcome_repeating_a_secret_is_flagged_to_the_gm_alone(user, server, events):
+    scene = Scene(user)
+    scene.frame.medium_model = fake_model(user, server)
+    scene.frame.save()
+    fact = "Everyone can tell: BOB WILSON-SECRET-MARKER."
+    server.queue(data={"actions_resolved": [], "world_facts": [fact], "interrupts": []})
+    server.queue(text="Alice looks up.")
+    run(scene.fire(scene.alice, scene.commit(scene.alice, "I look at Bob.")))
+
+    outcome = Outcome.objects.get(frame=scene.frame)
+    assert outcome.flags == [
+        {
+            "kind": "internal_truth",
+            "owner": scene.bob.persona.name,
+            "excerpt": "bob wilson-secret-marker",
+        }
+    ]
+    flagged = [(g, e) for g, e in events if e["type"] == "outcome.flagged"]
+    assert flagged == [
+        (
+            gm_group(scene.frame.pk),
+            {"type": "outcome.flagged", "outcome": str(outcome.pk), "flags": outcome.flags},
+        )
+    ]
+    created = next(e for _, e in events if e["type"] == "outcome.created")
+    assert "flags" not in created["outcome"]
+    player = frame_view(frame_access(frame_id=scene.frame.pk, user=scene.alice_player))
+    gm = frame_view(frame_access(frame_id=scene.frame.pk, user=user))
+    assert "flags" not in player["outcomes"][0] and gm["outcomes"][0]["flags"] == outcome.flags
 
 
 # -- failure and retry ---------------------------------------------------------------------

@@ -7,10 +7,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from productions import frame_events
 from productions.models import Frame
 from synthesis import windows
 from synthesis.liquid import frame_status_set, liquid_commit, liquid_submit
 from synthesis.models import Liquid, Outcome, Pass, Window
+from synthesis.selectors import window_body
 from tests.synthesis.conftest import make_frame, seat_player
 
 pytestmark = pytest.mark.django_db
@@ -26,6 +28,20 @@ def no_tasks(monkeypatch):
     monkeypatch.setattr(tasks.window_fire_task, "apply_async", lambda *a, **k: None)
     monkeypatch.setattr(tasks.soft_pass_task, "delay", lambda pass_id: None)
     return started
+
+
+@pytest.fixture
+def events(monkeypatch):
+    """Frame-wide events as they are handed over for sending after commit, in order."""
+    published = []
+    monkeypatch.setattr(
+        frame_events, "group_send_on_commit", lambda _group, event: published.append(event)
+    )
+    return published
+
+
+def frame_event(events: list[dict], kind: str) -> dict:
+    return next(event for event in events if event["type"] == kind)
 
 
 def committed(frame, player, position=0, content="I search the desk.", pscale=-1) -> Liquid:
@@ -88,13 +104,14 @@ def test_tempo_zero_and_shared_mode_fire_at_commit(user):
         assert windows.window_fire(window_id=window.id).trigger == "commit"
 
 
-def test_pause_freezes_windows_and_resume_gives_their_time_back(user):
+def test_pause_freezes_windows_and_resume_gives_their_time_back(user, events):
     frame = make_frame(user)
     alice, _ = seat_player(frame, 0)
     window = committed(frame, alice, pscale=0).window  # 90 s
     frame_status_set(frame=frame, status="paused")
     frozen = Window.objects.get(pk=window.id)
     assert frozen.expires_at is None and 80 < frozen.remaining_seconds <= 90
+    assert frame_event(events, "frame.paused")["windows"] == [window_body(frozen)]
     expire(frozen)  # even a task arriving with a stale due time
     Window.objects.filter(pk=window.id).update(expires_at=None)
     assert windows.windows_sweep() == 0 and windows.window_fire(window_id=window.id) is None
@@ -103,6 +120,7 @@ def test_pause_freezes_windows_and_resume_gives_their_time_back(user):
     resumed = Window.objects.get(pk=window.id)
     left = (resumed.expires_at - timezone.now()).total_seconds()
     assert resumed.remaining_seconds is None and 25 < left <= 30
+    assert frame_event(events, "frame.resumed")["windows"] == [window_body(resumed)]
 
 
 def test_a_commit_in_a_paused_frame_waits_and_a_closed_frame_takes_nothing(user):
