@@ -70,14 +70,14 @@ def ai_budget_left(*, frame: Frame) -> int:
     )
 
 
-def ai_react(*, outcome: Outcome) -> list[str]:
-    """After an outcome: the involved AI seats act, within the budget; enqueued after
-    commit. Returns the seat ids that will act."""
-    frame = Frame.objects.get(pk=outcome.frame_id)
-    seats = seats_load(frame=frame)
+def ai_react(*, outcome: Outcome, frame: Frame, seats: list[Seat]) -> list[str]:
+    """After an outcome: the involved AI seats act, within the budget. `frame` and `seats`
+    are the medium pass's own (no query unless an AI seat is involved: this runs between
+    the outcome and the first token of its narrative). Returns the seat ids that will act."""
     if frame.status != FrameStatus.OPEN or not any(s.controller == "human" for s in seats):
         return []  # an all-AI frame moves only when the GM advances it
-    acting = involved_ai_seats(outcome=outcome, seats=seats)[: ai_budget_left(frame=frame)]
+    involved = involved_ai_seats(outcome=outcome, seats=seats)
+    acting = involved[: ai_budget_left(frame=frame)] if involved else []
     _enqueue([str(seat.pk) for seat in acting], outcome_id=str(outcome.pk))
     return [str(seat.pk) for seat in acting]
 

@@ -128,16 +128,17 @@ class FrameInviteApi(APIView):
         return Response({"invite_code": frame.invite_code})
 
 
-def _liquid_for(request: Request, liquid_id: str) -> Liquid:
-    """Liquid in a frame the caller may see, or 404 (writing rights are the service's)."""
+def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
+    """Liquid in a frame the caller may see, and that access; or 404 (writing rights are
+    the service's)."""
     liquid = Liquid.objects.filter(pk=liquid_id).select_related("frame", "seat").first()
-    if liquid is None or frame_access(user=request.user, frame_id=liquid.frame_id) is None:
+    access = frame_access(user=request.user, frame_id=liquid.frame_id) if liquid else None
+    if liquid is None or access is None:
         raise ApplicationError("No such intention.", status_code=404)
-    return liquid
+    return liquid, access
 
 
-def _liquid_answer(request: Request, liquid: Liquid, code: int = status.HTTP_200_OK) -> Response:
-    access = frame_access_or_404(user=request.user, frame_id=liquid.frame_id)
+def _liquid_answer(access: FrameAccess, liquid: Liquid, code: int = status.HTTP_200_OK) -> Response:
     return Response(liquid_body(liquid, readable=liquid_readable(access, liquid)), status=code)
 
 
@@ -160,7 +161,7 @@ class FrameLiquidApi(APIView):
             content=data.validated_data["content"],
             user=request.user,
         )
-        return _liquid_answer(request, liquid, status.HTTP_201_CREATED)
+        return _liquid_answer(access, liquid, status.HTTP_201_CREATED)
 
 
 class LiquidDetailApi(APIView):
@@ -169,17 +170,17 @@ class LiquidDetailApi(APIView):
         """Revise a submitted intention (not once committed)."""
         data = LiquidEditSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        liquid, access = _liquid_for(request, liquid_id)
         liquid = liquid_services.liquid_edit(
-            liquid=_liquid_for(request, liquid_id),
-            content=data.validated_data["content"],
-            user=request.user,
+            liquid=liquid, content=data.validated_data["content"], user=request.user
         )
-        return _liquid_answer(request, liquid)
+        return _liquid_answer(access, liquid)
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request: Request, liquid_id: str) -> Response:
         """Withdraw a submitted intention."""
-        liquid_services.liquid_withdraw(liquid=_liquid_for(request, liquid_id), user=request.user)
+        liquid, _ = _liquid_for(request, liquid_id)
+        liquid_services.liquid_withdraw(liquid=liquid, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -187,10 +188,9 @@ class LiquidCommitApi(APIView):
     @extend_schema(request=None, responses={200: LIQUID})
     def post(self, request: Request, liquid_id: str) -> Response:
         """Commit an intention: your character's window opens."""
-        liquid = liquid_services.liquid_commit(
-            liquid=_liquid_for(request, liquid_id), user=request.user
-        )
-        return _liquid_answer(request, liquid)
+        liquid, access = _liquid_for(request, liquid_id)
+        liquid = liquid_services.liquid_commit(liquid=liquid, user=request.user)
+        return _liquid_answer(access, liquid)
 
 
 class FrameControlApi(APIView):

@@ -21,12 +21,14 @@ from .models import Liquid, Narrative, Outcome, Pass, Window
 def liquid_audiences(
     event_type: str, liquid: Liquid, body: dict[str, Any], *, frame: Frame, seats: list[Seat]
 ) -> Audiences:
-    """Who reads a liquid event's text: the GM and the liquid's own seat always; other
-    seats only when the frame's `liquid_visibility` is `all`. The others get the event
-    without `content` and `refined` (they learn that something was submitted, not what).
+    """Who reads a liquid event's text: everyone when the frame's `liquid_visibility` is
+    `all` (one message to the frame group); otherwise the GM and the liquid's own seat,
+    and the other seats get the event without `content` and `refined` (they learn that
+    something was submitted, not what).
     """
+    if frame.liquid_visibility == LiquidVisibility.ALL:
+        return {frame_group(frame.pk): {"type": event_type, "liquid": body}}
     hidden = {k: v for k, v in body.items() if k not in {"content", "refined"}}
-    shared = frame.liquid_visibility == LiquidVisibility.ALL
     audiences: Audiences = {gm_group(frame.pk): {"type": event_type, "liquid": body}}
     for seat in seats:
         if seat.user_id is None:  # nobody's sockets listen there
@@ -34,17 +36,24 @@ def liquid_audiences(
         mine = seat.pk == liquid.seat_id
         audiences[seat_group(frame.pk, seat.pk)] = {
             "type": event_type,
-            "liquid": body if mine or shared else hidden,
+            "liquid": body if mine else hidden,
         }
     return audiences
 
 
-def notify_liquid(event_type: str, liquid: Liquid, *, frame: Frame, seats: list[Seat]) -> None:
-    """`liquid.created|updated|withdrawn|analyzed|committed`, each reader getting the body
-    they may read (see `liquid_audiences`)."""
+def notify_liquid(
+    event_type: str, liquid: Liquid, *, frame: Frame, seats: list[Seat] | None = None
+) -> None:
+    """`liquid.created|updated|withdrawn|analyzed|committed|consumed`, each reader getting
+    the body they may read (see `liquid_audiences`). Without `seats`, the seats' players
+    are read only when the frame hides liquid (one light query)."""
     from .selectors import liquid_body
 
-    audiences = liquid_audiences(event_type, liquid, liquid_body(liquid), frame=frame, seats=seats)
+    if seats is None and frame.liquid_visibility != LiquidVisibility.ALL:
+        seats = list(Seat.objects.filter(frame_id=frame.pk).only("id", "frame_id", "user_id"))
+    audiences = liquid_audiences(
+        event_type, liquid, liquid_body(liquid), frame=frame, seats=seats or []
+    )
     notify_audiences(frame.pk, audiences)
 
 

@@ -8,7 +8,6 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from productions.frame_events import lock_frame, notify_frame
 from productions.models import Frame, FrameStatus, Seat, SeatController
-from productions.selectors import seats_load
 
 from .events import notify_liquid
 from .models import Liquid, LiquidStatus, Pass, PassKind, Trigger, Window
@@ -62,7 +61,7 @@ def liquid_submit(
             "Write what your character intends.", details={"content": ["Empty."]}
         )
     liquid = Liquid.objects.create(frame=frame, seat=seat, author=user, content=content)
-    notify_liquid("liquid.created", liquid, frame=frame, seats=seats_load(frame=frame))
+    notify_liquid("liquid.created", liquid, frame=frame)
     _soft_pass(liquid, Trigger.SUBMIT)
     return liquid
 
@@ -97,9 +96,7 @@ def liquid_edit(*, liquid: Liquid, content: str, user: AbstractBaseUser | None) 
     liquid.save(
         update_fields=["content", "revision", "analysis_source", "analysis_note", "updated_at"]
     )
-    notify_liquid(
-        "liquid.updated", liquid, frame=liquid.frame, seats=seats_load(frame=liquid.frame)
-    )
+    notify_liquid("liquid.updated", liquid, frame=liquid.frame)
     _soft_pass(liquid, Trigger.EDIT)
     return liquid
 
@@ -110,9 +107,7 @@ def liquid_withdraw(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
     liquid = _locked(liquid, user)
     Liquid.move(liquid.pk, LiquidStatus.WITHDRAWN, only_from=(LiquidStatus.SUBMITTED,))
     liquid.refresh_from_db()
-    notify_liquid(
-        "liquid.withdrawn", liquid, frame=liquid.frame, seats=seats_load(frame=liquid.frame)
-    )
+    notify_liquid("liquid.withdrawn", liquid, frame=liquid.frame)
     return liquid
 
 
@@ -120,17 +115,18 @@ def liquid_withdraw(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
 def liquid_commit(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
     """Commit an intention: it can no longer change, and its character's window opens (or,
     already open, gathers it too)."""
-    liquid = _locked(liquid, user)
+    liquid = _locked(liquid, user)  # locked and submitted: the move cannot lose
+    now = timezone.now()
     Liquid.move(
         liquid.pk,
         LiquidStatus.COMMITTED,
         only_from=(LiquidStatus.SUBMITTED,),
-        committed_at=timezone.now(),
+        committed_at=now,
+        updated_at=now,
     )
-    liquid.refresh_from_db()
-    frame = Frame.objects.get(pk=liquid.frame_id)
-    notify_liquid("liquid.committed", liquid, frame=frame, seats=seats_load(frame=frame))
-    window_for_commit(frame=frame, liquid=liquid)
+    liquid.status, liquid.committed_at, liquid.updated_at = LiquidStatus.COMMITTED, now, now
+    notify_liquid("liquid.committed", liquid, frame=liquid.frame)
+    window_for_commit(frame=liquid.frame, liquid=liquid)
     return liquid
 
 

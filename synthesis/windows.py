@@ -41,19 +41,33 @@ def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
     """Put just-committed liquid in its seat's live window, opening one if there is none.
 
     A second commit while the window is open accumulates in it (it does not extend it). In
-    shared mode or at tempo 0 the window fires at once (trigger `commit`). Call inside the
-    committing transaction.
+    shared mode or at tempo 0 the window is born firing (trigger `commit`) and its medium
+    pass enqueued with the commit: no timer and no second transaction before the outcome.
+    Call inside the committing transaction, the frame locked.
     """
     window = (
         Window.objects.select_for_update()
         .filter(seat_id=liquid.seat_id, status=WindowStatus.OPEN)
         .first()
     )
-    if window is None:
+    immediate = frame.mode == FrameMode.SHARED or frame.tempo == 0
+    paused = frame.status == FrameStatus.PAUSED
+    if window is None and immediate and not paused:
+        window = Window.objects.create(
+            frame=frame,
+            seat_id=liquid.seat_id,
+            status=WindowStatus.FIRING,
+            pscale=liquid.pscale if liquid.pscale is not None else DEFAULT_PSCALE,
+            expires_at=timezone.now(),
+            trigger=Trigger.COMMIT,
+        )
+        notify_window("window.fired", window)
+        _medium_pass_start(
+            frame_id=frame.pk, seat_id=liquid.seat_id, window=window, trigger=Trigger.COMMIT
+        )
+    elif window is None:
         now = timezone.now()
-        immediate = frame.mode == FrameMode.SHARED or frame.tempo == 0
         seconds = 0.0 if immediate else window_seconds(liquid) * frame.tempo
-        paused = frame.status == FrameStatus.PAUSED
         window = Window.objects.create(
             frame=frame,
             seat_id=liquid.seat_id,

@@ -192,7 +192,7 @@ def bones_step(
         resolved this one's action together with theirs first, or an interrupt found no
         action of its own).
     """
-    existing = Outcome.objects.filter(source_pass_id=ctx.pass_.pk).first()
+    existing = stored_outcome(ctx.pass_)
     if existing is not None:
         return ctx, existing
     tries = max(1, settings.LMIX_MEDIUM_BONES_ATTEMPTS)
@@ -229,26 +229,27 @@ def _bones_locked(
     raise failure
 
 
-def record_messages(lease: PassLease, step: str, messages: list[Message]) -> None:
-    """Keep exactly what a call is sent on the pass, before sending it."""
-    with transaction.atomic():
-        current = (
-            Pass.objects.select_for_update()
-            .filter(lease.q())
-            .values_list("messages", flat=True)
-            .first()
-        )
-        if current is None:
-            raise LeaseLost()
-        sent = [m.as_dict() for m in messages]
-        Pass.objects.filter(lease.q()).update(
-            messages=[*current, {"step": step, "attempt": lease.attempts, "messages": sent}]
-        )
+def stored_outcome(pass_: Pass) -> Outcome | None:
+    """The outcome an earlier run of the pass stored (loaded with the pass: no query). No
+    other run can store one meanwhile: storing needs the lease this run holds."""
+    try:
+        return pass_.outcome
+    except Outcome.DoesNotExist:
+        return None
+
+
+def record_messages(pass_: Pass, lease: PassLease, step: str, messages: list[Message]) -> None:
+    """Keep exactly what a call is sent on the pass, before sending it. Only the run that
+    holds the pass writes them, so the list it loaded with the pass is the whole list."""
+    entry = {"step": step, "attempt": lease.attempts, "messages": [m.as_dict() for m in messages]}
+    if not Pass.objects.filter(lease.q()).update(messages=[*pass_.messages, entry]):
+        raise LeaseLost()
+    pass_.messages = [*pass_.messages, entry]
 
 
 def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
     messages = compile_bones(ctx, model)
-    record_messages(lease, "bones", messages)
+    record_messages(ctx.pass_, lease, "bones", messages)
     return llm_structured(
         model=model,
         messages=messages,
@@ -263,9 +264,6 @@ def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
         lock_frame(ctx.frame.pk)
         if not lease.held(lock=True):
             raise LeaseLost()
-        existing = Outcome.objects.filter(source_pass_id=ctx.pass_.pk).first()
-        if existing is not None:
-            return existing
         if Outcome.objects.filter(frame_id=ctx.frame.pk, seq__gt=ctx.horizon).exists():
             raise _Stale()
         draft = bones_apply(bones, ctx)
@@ -311,4 +309,4 @@ def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
             reason=interrupt["reason"],
         )
     # After the outcome is out: the AI seats' reactions never delay it.
-    transaction.on_commit(lambda: ai_react(outcome=outcome))
+    transaction.on_commit(lambda: ai_react(outcome=outcome, frame=ctx.frame, seats=ctx.seats))

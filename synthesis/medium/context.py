@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Max, Q
+from django.db.models import Q
 
 from productions.knowledge import compile_knowledge, memberships_prefetch, public_name
 from productions.models import Frame, FrameMode, LiquidVisibility, Seat
@@ -144,7 +144,8 @@ def gather(pass_: Pass) -> MediumContext:
         raise Seat.DoesNotExist("The pass's seat is gone.")
     labels = seat_labels(seats)
     position = {s.pk: s.position for s in seats}
-    horizon = Outcome.objects.filter(frame=frame).aggregate(top=Max("seq"))["top"] or 0
+    # Every outcome stored later takes a sequence number above the frame's now.
+    horizon = frame.seq
     window = pass_.window
     shared = frame.mode == FrameMode.SHARED
     live = list(
@@ -210,10 +211,12 @@ def gather(pass_: Pass) -> MediumContext:
         if shared
         else Narrative.objects.filter(seat=seat, shared=False)
     ).filter(status=NarrativeStatus.DONE)
+    keep = settings.LMIX_MEDIUM_NARRATIVES_CONTEXT
+    newest_first = list(narratives.order_by("-created_at", "-id")[: max(keep, 1)])
     outcomes = _outcomes(
         frame,
         seat,
-        narratives,
+        narrated=newest_first[0].outcome_ids if newest_first else [],
         must={*resolved_before.values(), *_seq_of(interrupt_outcome)},
     )
     production = frame.production
@@ -238,9 +241,7 @@ def gather(pass_: Pass) -> MediumContext:
             world=production.world,
             scenario=production.scenario,
         ),
-        recent=list(
-            narratives.order_by("-created_at", "-id")[: settings.LMIX_MEDIUM_NARRATIVES_CONTEXT]
-        )[::-1],
+        recent=newest_first[:keep][::-1],
         interrupt_outcome=interrupt_outcome,
         interrupt_reason=(
             flat(pass_.interrupt.get("reason", "")) if pass_.trigger == Trigger.INTERRUPT else ""
@@ -277,24 +278,19 @@ def _resolved_seqs(frame: Frame, liquids: list[Liquid]) -> dict[uuid.UUID, int]:
     return found
 
 
-def _outcomes(frame: Frame, seat: Seat, narratives, *, must: set[int]) -> list[Outcome]:
-    """The outcomes since the last of `narratives` (the pass's done ones) that the seat
-    witnessed (the newest LMIX_MEDIUM_OUTCOMES_CONTEXT), plus those it must know (its own
-    action's, the interrupt's), oldest first."""
-    last = narratives.order_by("-created_at", "-id")
-    narrated = last.values_list("outcome_ids", flat=True).first() or []
-    after = 0
-    if narrated:
-        after = (
-            Outcome.objects.filter(frame=frame, pk__in=[_uuid(i) for i in narrated]).aggregate(
-                top=Max("seq")
-            )["top"]
-            or 0
-        )
-    newest = Outcome.objects.filter(frame=frame, seq__gt=after).order_by("-seq")[
-        : settings.LMIX_MEDIUM_OUTCOMES_CONTEXT
-    ]
-    chosen = {o.seq: o for o in newest if str(seat.pk) in (o.witnesses or [])}
+def _outcomes(frame: Frame, seat: Seat, *, narrated: list, must: set[int]) -> list[Outcome]:
+    """The outcomes after those the pass's last narrative told (`narrated`, its outcome
+    ids) that the seat witnessed, the newest LMIX_MEDIUM_OUTCOMES_CONTEXT of them, plus
+    those it must know (its own action's, the interrupt's), oldest first."""
+    newest = list(
+        Outcome.objects.filter(frame=frame).order_by("-seq")[
+            : settings.LMIX_MEDIUM_OUTCOMES_CONTEXT
+        ]
+    )
+    # Narrated outcomes older than all of these leave every one of them untold.
+    told = {str(pk) for pk in narrated}
+    after = max((o.seq for o in newest if str(o.pk) in told), default=0)
+    chosen = {o.seq: o for o in newest if o.seq > after and str(seat.pk) in (o.witnesses or [])}
     missing = must - chosen.keys()
     if missing:
         chosen.update({o.seq: o for o in Outcome.objects.filter(frame=frame, seq__in=missing)})

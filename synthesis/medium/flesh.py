@@ -15,7 +15,6 @@ from lmix.llm.client import llm_stream
 from lmix.llm.tokens import count_tokens
 from lmix.models import LLMModel
 from productions.frame_events import lock_frame
-from productions.selectors import seats_load
 
 from ..events import notify_liquid, notify_narrative_done, notify_narrative_token, notify_window
 from ..models import (
@@ -84,7 +83,7 @@ def flesh_step(
     if narrative.status == NarrativeStatus.DONE:
         return narrative
     messages = compile_flesh(ctx, outcome, model)
-    record_messages(lease, "flesh", messages)
+    record_messages(ctx.pass_, lease, "flesh", messages)
     writer = NarrativeWriter(narrative, lease)
     cap = reply_cap(ctx.pscale)
     configured = model.config.get("max_tokens") if isinstance(model.config, dict) else None
@@ -124,10 +123,13 @@ def _narrative_open(ctx: MediumContext, outcome: Outcome | None, lease: PassLeas
         ids[outcome.pk] = outcome.seq
     for resolved in resolving_outcomes(ctx, outcome):
         ids[resolved.pk] = resolved.seq
+    try:  # loaded with the pass; only the run holding the pass writes its narrative
+        existing = ctx.pass_.narrative
+    except Narrative.DoesNotExist:
+        existing = None
     with transaction.atomic():
         if not lease.held(lock=True):
             raise LeaseLost()
-        existing = Narrative.objects.filter(source_pass_id=ctx.pass_.pk).first()
         if existing is not None and existing.status == NarrativeStatus.DONE:
             return existing
         if existing is not None:
@@ -171,7 +173,6 @@ def route_flesh(ctx: MediumContext, narrative: Narrative | None, *, lease: PassL
             ):
                 raise LeaseLost()
             narrative.refresh_from_db()
-            seats = seats_load(frame=ctx.frame)
             for liquid in ctx.own:
                 if Liquid.move(
                     liquid.pk,
@@ -180,7 +181,7 @@ def route_flesh(ctx: MediumContext, narrative: Narrative | None, *, lease: PassL
                     consumed_by=narrative,
                 ):
                     liquid.refresh_from_db()
-                    notify_liquid("liquid.consumed", liquid, frame=ctx.frame, seats=seats)
+                    notify_liquid("liquid.consumed", liquid, frame=ctx.frame, seats=ctx.seats)
             notify_narrative_done(narrative)
         window_id = ctx.pass_.window_id
         if window_id and Window.move(

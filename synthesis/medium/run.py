@@ -47,12 +47,17 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        frame_id, mode = Pass.objects.filter(pk=pass_id).values_list(
-            "frame_id", "frame__mode"
-        ).first() or (None, None)
-        if frame_id is None or not _claim(pass_id, owner, frame_id=frame_id, mode=mode):
-            return
-        pass_ = Pass.objects.select_related("window").get(pk=pass_id)
+        shared = False
+        if not _claim(pass_id, owner, where={"frame__mode": FrameMode.PER_CHARACTER}):
+            frame_id = (
+                Pass.objects.filter(pk=pass_id, frame__mode=FrameMode.SHARED)
+                .values_list("frame_id", flat=True)
+                .first()
+            )
+            if frame_id is None or not _claim_shared(pass_id, owner, frame_id=frame_id):
+                return
+            shared = True
+        pass_ = Pass.objects.select_related("window", "outcome", "narrative").get(pk=pass_id)
         lease = PassLease(pass_.pk, owner, pass_.attempts)
         try:
             _run(pass_, lease)
@@ -66,35 +71,33 @@ def medium_pass_run(*, pass_id: object) -> None:
             logger.exception("medium pass %s failed unexpectedly", pass_id)
             _fail(pass_, lease, message=UNEXPECTED)
         finally:
-            if mode == FrameMode.SHARED:
-                _hand_over(frame_id)
+            if shared:
+                _hand_over(pass_.frame_id)
 
 
-def _claim(pass_id: object, owner: str, *, frame_id: object, mode: str) -> bool:
-    """Pending → running under this run's lease. In a shared frame one pass runs at a time
-    (each narrates, for everyone, all that was committed before it); one that must wait
-    stays pending until the running one hands over (`_hand_over`; the sweep is the
-    backstop)."""
+def _claim(pass_id: object, owner: str, *, where: dict | None = None) -> bool:
+    """Pending → running under this run's lease (one statement)."""
+    return Pass.move(
+        pass_id,
+        PassStatus.RUNNING,
+        only_from=(PassStatus.PENDING,),
+        where={"kind": PassKind.MEDIUM, **(where or {})},
+        lease_owner=owner,
+        heartbeat_at=timezone.now(),
+        attempts=F("attempts") + 1,
+    )
 
-    def move() -> bool:
-        return Pass.move(
-            pass_id,
-            PassStatus.RUNNING,
-            only_from=(PassStatus.PENDING,),
-            where={"kind": PassKind.MEDIUM},
-            lease_owner=owner,
-            heartbeat_at=timezone.now(),
-            attempts=F("attempts") + 1,
-        )
 
-    if mode != FrameMode.SHARED:
-        return move()
+def _claim_shared(pass_id: object, owner: str, *, frame_id: object) -> bool:
+    """A shared frame runs one pass at a time (each narrates, for everyone, all that was
+    committed before it): one that must wait stays pending until the running one hands
+    over (`_hand_over`; the sweep is the backstop)."""
     with transaction.atomic():
         lock_frame(frame_id)
         running = Pass.objects.filter(
             frame_id=frame_id, kind=PassKind.MEDIUM, status=PassStatus.RUNNING
         )
-        return not running.exists() and move()
+        return not running.exists() and _claim(pass_id, owner)
 
 
 def _hand_over(frame_id: object) -> None:

@@ -429,15 +429,16 @@ async def live_run(port: int, tables: list[Table], pids: dict[str, int | str]) -
 
 def stages(samples: list[Sample]) -> dict[str, list[float]]:
     """Each commit's path, from the timestamps its rows got in the processes that wrote
-    them (one machine, one clock): liquid committed, medium pass created (the window
-    fired), bones call started (its LLMCall row), outcome stored, on every socket."""
+    them (one machine, one clock): liquid committed, medium pass created (in the same
+    transaction at tempo 0), bones call started (its LLMCall row), outcome stored, on
+    every socket."""
     from lmix.models import LLMCall
     from synthesis.models import Liquid, Outcome, Pass
 
     out: dict[str, list[float]] = {
         "POST sent → liquid committed": [],
-        "→ window fired (window_fire_task)": [],
-        "→ bones call started (gather, compile)": [],
+        "→ medium pass created (its window born firing)": [],
+        "→ bones call started (task, claim, gather, compile)": [],
         "→ outcome stored (offline call, store)": [],
         "→ on every socket (commit, outbox, layer)": [],
     }
@@ -543,45 +544,54 @@ def counted(events: Counter) -> Iterator[CaptureQueriesContext]:
 
 
 def one_commit_profile(runs: int = 7) -> None:
-    """A commit's three steps run here, each on its own: their queries, events and time
-    (no server: tasks are caught instead of enqueued, events counted instead of sent).
-    The first run warms caches up; the median of the others is printed."""
+    """A commit's two steps run here, each on its own: their queries, events and time
+    (no server: tasks are caught instead of enqueued, events counted instead of sent), and
+    how many of the medium pass's queries come before its outcome is published. The
+    first run warms caches up; the median of the others is printed."""
+    from synthesis import medium
     from synthesis.liquid import liquid_commit, liquid_submit
-    from synthesis.medium import medium_pass_run
-    from synthesis.windows import window_fire
+    from synthesis.models import Pass
 
     gm = quick_user("gm")
     frame, users = table_create(gm, seats=SEATS)
     seat = Seat.objects.get(frame=frame, position=0)
-    names = ["liquid_commit (the POST)", "window_fire", "medium_pass_run"]
+    names = ["liquid_commit (the POST)", "medium_pass_run"]
     times: dict[str, list[float]] = {name: [] for name in names}
     queries: dict[str, int] = {}
     published: dict[str, Counter] = {}
+    before_outcome: list[int] = []
+    real_notify = medium.bones.notify_outcome
 
     @contextmanager
-    def step(name: str) -> Iterator[None]:
+    def step(name: str) -> Iterator[CaptureQueriesContext]:
         published[name] = Counter()
         with counted(published[name]) as q:
             start = time.perf_counter()
-            yield
+            yield q
             times[name].append(time.perf_counter() - start)
         queries[name] = len(q)
 
     for _ in range(runs):
         with mock.patch("synthesis.tasks.soft_pass_task"):
             liquid = liquid_submit(frame=frame, seat=seat, content=INTENTION, user=users[0])
-        with mock.patch("synthesis.tasks.window_fire_task") as task, step(names[0]):
+        with mock.patch("synthesis.tasks.medium_pass_task") as task, step(names[0]):
             liquid_commit(liquid=liquid, user=users[0])
-        window_id = task.apply_async.call_args.args[0][0]
-        with mock.patch("synthesis.tasks.medium_pass_task"), step(names[1]):
-            pass_ = window_fire(window_id=window_id)
-        with step(names[2]):
-            medium_pass_run(pass_id=pass_.pk)
-    print(f"one commit's steps in this process (a frame of {SEATS} seated players):")
+        pass_id = task.delay.call_args.args[0]
+        with step(names[1]) as q:
+
+            def notify_outcome(outcome, q=q) -> None:
+                before_outcome.append(len(q))
+                real_notify(outcome)
+
+            with mock.patch.object(medium.bones, "notify_outcome", notify_outcome):
+                medium.medium_pass_run(pass_id=pass_id)
+        assert Pass.objects.get(pk=pass_id).status == "done"
+    print(f"one commit's steps in this process (a frame of {SEATS} seated players, tempo 0):")
     for name in names:
         events = ", ".join(f"{k} {v}" for k, v in sorted(published[name].items()))
         median = statistics.median(times[name][1:]) * 1e3
         print(f"  {name:<28} {queries[name]:4d} queries {median:8.1f} ms   {events}")
+    print(f"  queries before the outcome is published: {before_outcome[-1]}")
 
 
 # --- prompt size vs history -------------------------------------------------------------

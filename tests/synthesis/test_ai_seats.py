@@ -4,6 +4,8 @@ all-AI frame moves only when the GM advances it."""
 
 import pytest
 
+from productions.models import Frame
+from productions.selectors import seats_load
 from synthesis import ai_seats
 from synthesis.models import Liquid, Outcome
 from tests.synthesis.conftest import make_frame, seat_player
@@ -43,12 +45,18 @@ def outcome_naming(frame, acting, *, resolved=(), interrupted=()) -> Outcome:
     )
 
 
+def react(outcome: Outcome) -> list[str]:
+    """`ai_react` as the medium pass calls it, with the frame and seats it gathered."""
+    frame = Frame.objects.get(pk=outcome.frame_id)
+    return ai_seats.ai_react(outcome=outcome, frame=frame, seats=seats_load(frame=frame))
+
+
 def test_involved_ai_characters_answer_and_others_do_not(user, enqueued):
     frame = make_frame(user, open_seats=1)  # seat 0 human, seats 1 and 2 AI
     seat_player(frame, 0)
     human, first_ai, second_ai = frame.seats.order_by("position")
     outcome = outcome_naming(frame, human, resolved=[human], interrupted=[first_ai])
-    assert ai_seats.ai_react(outcome=outcome) == [str(first_ai.id)]
+    assert react(outcome) == [str(first_ai.id)]
     assert enqueued == [(str(first_ai.id), str(outcome.id))]
 
 
@@ -57,7 +65,7 @@ def test_an_ai_never_answers_its_own_outcome(user, enqueued):
     seat_player(frame, 0)
     _, first_ai, _ = frame.seats.order_by("position")
     outcome = outcome_naming(frame, first_ai, resolved=[first_ai])
-    assert ai_seats.ai_react(outcome=outcome) == []
+    assert react(outcome) == []
 
 
 def test_the_assistant_writes_and_commits_with_its_own_knowledge_only(user):
@@ -84,16 +92,16 @@ def test_ai_actions_are_bounded_per_human_action(user, enqueued, settings):
     seat_player(frame, 0)
     human, first_ai, second_ai = frame.seats.order_by("position")
     outcome = outcome_naming(frame, human, interrupted=[first_ai, second_ai])
-    assert len(ai_seats.ai_react(outcome=outcome)) == 1  # one of two, within the budget
+    assert len(react(outcome)) == 1  # one of two, within the budget
     Liquid.objects.create(frame=frame, seat=first_ai, content="AI acted", status="consumed")
-    assert ai_seats.ai_react(outcome=outcome) == []  # spent until a human acts again
+    assert react(outcome) == []  # spent until a human acts again
 
 
 def test_an_all_ai_frame_moves_only_when_the_gm_advances(api, user, enqueued):
     frame = make_frame(user, open_seats=0)
     seats = list(frame.seats.order_by("position"))
     outcome = outcome_naming(frame, seats[0], interrupted=seats[1:])
-    assert ai_seats.ai_react(outcome=outcome) == [] and enqueued == []
+    assert react(outcome) == [] and enqueued == []
     response = api.post(f"/api/frames/{frame.id}/advance")
     assert response.status_code == 202
     assert sorted(response.json()["acting_seats"]) == sorted(str(s.id) for s in seats)

@@ -95,13 +95,20 @@ def test_the_sweep_fires_a_window_whose_task_was_lost(user):
     assert Window.objects.get(pk=window.id).status == "firing"
 
 
-def test_tempo_zero_and_shared_mode_fire_at_commit(user):
+def test_tempo_zero_and_shared_mode_fire_at_commit(
+    user, no_tasks, events, django_capture_on_commit_callbacks
+):
     for options in ({"tempo": 0}, {"mode": "shared"}):
         frame = make_frame(user, **options)
         alice, _ = seat_player(frame, 0)
-        window = committed(frame, alice).window
-        assert window.expires_at <= timezone.now() and window.trigger == "commit"
-        assert windows.window_fire(window_id=window.id).trigger == "commit"
+        with django_capture_on_commit_callbacks(execute=True):
+            window = committed(frame, alice).window
+        assert window.status == "firing" and window.trigger == "commit"
+        pass_ = Pass.objects.get(window=window, kind="medium")
+        assert pass_.trigger == "commit" and no_tasks[-1] == str(pass_.pk)  # enqueued now
+        assert windows.window_fire(window_id=window.id) is None  # nothing left to fire
+        fired = [e for e in events if e["type"] == "window.fired"]
+        assert fired[-1]["window"]["id"] == str(window.pk)  # clients learn of it at once
 
 
 def test_pause_freezes_windows_and_resume_gives_their_time_back(user, events):
