@@ -207,3 +207,214 @@ export type ServerMessage =
   | { type: 'turn.done'; seq: number; turn: Turn }
   | { type: 'turn.failed'; seq: number; turn: Turn }
   | { type: 'autoplay'; seq: number; autoplay_remaining: number }
+
+// ---------- Frames (live scenes): synthesis/selectors.py, synthesis/events.py ----------
+
+export type FrameStatus = 'open' | 'paused' | 'closed'
+/** per_character: each character its own window and narrative; shared: one prose for all. */
+export type FrameMode = 'per_character' | 'shared'
+/** Who reads submitted intentions: everyone, each player their own, or only the GM. */
+export type LiquidVisibility = 'all' | 'own' | 'gm'
+export type SeatController = 'open' | 'human' | 'ai'
+
+/** GET /api/frames: a frame I run or sit in. */
+export interface FrameSummary {
+  id: Uuid
+  name: string
+  production: Uuid
+  production_name: string
+  status: FrameStatus
+  mode: FrameMode
+  is_gm: boolean
+  created_at: string
+}
+
+/** A seat as everyone in the frame reads it (`name` is the persona's public name). */
+export interface Seat {
+  id: Uuid
+  persona: Uuid
+  name: string
+  controller: SeatController
+  /** The player's user id (no name: the API does not expose it). */
+  user: number | null
+  assistant: Uuid | null
+}
+
+export type LiquidStatus = 'submitted' | 'committed' | 'consumed' | 'withdrawn'
+
+/**
+ * A submitted intention with the soft pass's analysis. `content` and `refined` are absent
+ * when the reader may not read them (another player's, under liquid_visibility own/gm).
+ */
+export interface Liquid {
+  id: Uuid
+  seat: Uuid
+  author: number | null
+  status: LiquidStatus
+  revision: number
+  submitted_at: string
+  committed_at: string | null
+  /** null until the soft pass (or its heuristics) has answered. */
+  pscale: number | null
+  window_seconds: number | null
+  interruptive: boolean
+  /** Seat ids the action would interrupt. */
+  targets: Uuid[]
+  capable: boolean | null
+  capable_reason: string
+  /** '' while the analysis of this revision is pending; 'model' or 'heuristic' after. */
+  analysis_source: string
+  analysis_note: string
+  content?: string
+  refined?: string
+}
+
+export type ActionResult = 'success' | 'partial' | 'failure' | 'interrupted'
+
+/** A guard's warning on an outcome (GM only): e.g. it repeats a secret. */
+export interface OutcomeFlag {
+  kind: string
+  detail: string
+}
+
+/** The shared bones of what happened; `seq` is the frame's sequence number. */
+export interface Outcome {
+  id: Uuid
+  seq: number
+  /** The seat whose pass produced it. */
+  seat: Uuid
+  actions_resolved: { seat: Uuid; action: string; result: ActionResult | string }[]
+  world_facts: string[]
+  interrupts: { seat: Uuid; reason: string }[]
+  witnesses: Uuid[]
+  created_at: string
+  flags?: OutcomeFlag[]
+}
+
+export type NarrativeStatus = 'streaming' | 'done' | 'failed'
+
+/** A character's prose (its player's and the GM's), or a shared frame's one prose (`shared`). */
+export interface Narrative {
+  id: Uuid
+  seat: Uuid
+  text: string
+  /** How many streamed deltas `text` holds: the next delta's index. */
+  token_count: number
+  outcome_ids: Uuid[]
+  liquid_ids: Uuid[]
+  trigger: string
+  pscale: number
+  status: NarrativeStatus
+  created_at: string
+  shared?: boolean
+}
+
+export type WindowStatus = 'open' | 'firing' | 'fired' | 'cancelled' | 'failed'
+
+/** A character's timer. While the frame is paused `expires_at` is null and `remaining_seconds` kept. */
+export interface FrameWindow {
+  id: Uuid
+  seat: Uuid
+  status: WindowStatus
+  pscale: number
+  opened_at: string
+  expires_at: string | null
+  remaining_seconds: number | null
+}
+
+/** GET /api/frames/{id}: the caller's view (the GM's holds everything). */
+export interface FrameView {
+  id: Uuid
+  production: Uuid
+  name: string
+  status: FrameStatus
+  mode: FrameMode
+  tempo: number
+  liquid_visibility: LiquidVisibility
+  seq: number
+  is_gm: boolean
+  my_seats: Uuid[]
+  /** Only the GM reads it. */
+  invite_code: string | null
+  seats: Seat[]
+  liquid: Liquid[]
+  outcomes: Outcome[]
+  narratives: Narrative[]
+  windows: FrameWindow[]
+}
+
+export interface FrameCreateInput {
+  name: string
+  mode?: FrameMode
+  tempo?: number
+  liquid_visibility?: LiquidVisibility
+  /** Persona ids of the cast that wait for players; the others are played by their assistant. */
+  open_seats?: Uuid[]
+  soft_model?: Uuid | null
+  medium_model?: Uuid | null
+}
+
+export interface SeatUpdateInput {
+  controller: 'open' | 'ai'
+  assistant?: Uuid | null
+}
+
+export type PassKind = 'soft' | 'medium'
+export type PassStatus = 'pending' | 'running' | 'done' | 'failed'
+
+/** A pass as `pass.failed` announces it; `error` only for the GM and the seat's player. */
+export interface PassSummary {
+  id: Uuid
+  seat: Uuid
+  kind: PassKind
+  trigger: string
+  status: PassStatus
+  error?: string
+}
+
+export interface LLMCallInfo {
+  purpose: string
+  kind: string
+  model_id: string
+  prompt_tokens: number | null
+  completion_tokens: number | null
+  latency_ms: number | null
+  error: string
+  finished_at: string | null
+}
+
+/** GET /api/frames/{id}/passes (GM): a pass with the exact messages sent and its LLM calls. */
+export interface PassInfo {
+  id: Uuid
+  seat: Uuid
+  kind: PassKind
+  trigger: string
+  status: PassStatus
+  liquid: Uuid | null
+  window: Uuid | null
+  interrupt: { outcome: Uuid; reason: string } | null
+  messages: DirectiveMessage[]
+  error: string
+  attempts: number
+  created_at: string
+  calls: LLMCallInfo[]
+}
+
+type Numbered = { seq: number }
+
+/**
+ * Events of the frame socket (`ready`, `pong` and `error` are useLiveSocket's). State
+ * events carry the frame's `seq`; narrative deltas only their stream `index`; presence and
+ * `narrative.done` neither.
+ */
+export type FrameMessage =
+  | ({ type: `liquid.${'created' | 'updated' | 'analyzed' | 'committed' | 'consumed' | 'withdrawn'}`; liquid: Liquid } & Numbered)
+  | ({ type: `window.${'opened' | 'fired' | 'cancelled' | 'done' | 'failed'}`; window: FrameWindow } & Numbered)
+  | ({ type: 'outcome.created'; outcome: Outcome } & Numbered)
+  | ({ type: 'seat.changed'; seat: Seat } & Numbered)
+  /** `windows`: the frame's open windows in their new state (when the server sends them). */
+  | ({ type: 'frame.paused' | 'frame.resumed' | 'frame.closed'; status: FrameStatus; windows?: FrameWindow[] } & Numbered)
+  | ({ type: 'pass.failed'; pass: PassSummary } & Numbered)
+  | { type: 'narrative.token'; narrative: Uuid; seat: Uuid; index: number; delta: string; shared?: boolean }
+  | { type: 'narrative.done'; narrative: Narrative }
+  | { type: 'presence'; seat: Uuid; typing: boolean }

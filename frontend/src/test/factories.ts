@@ -1,5 +1,19 @@
 /** Test data builders shared by the specs. */
-import type { Affiliation, Assistant, CastMember, Model, Persona, ProductionDetail, Turn } from '@/api/types'
+import type {
+  Affiliation,
+  Assistant,
+  CastMember,
+  FrameView,
+  FrameWindow,
+  Liquid,
+  Model,
+  Narrative,
+  Outcome,
+  Persona,
+  ProductionDetail,
+  Seat,
+  Turn,
+} from '@/api/types'
 
 const STAMP = { created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z' }
 
@@ -92,6 +106,103 @@ export function makeDetail(over: Partial<ProductionDetail> = {}): ProductionDeta
     autoplay_remaining: 0,
     event_seq: 0,
     ...STAMP,
+    ...over,
+  }
+}
+
+// ---------- frames ----------
+
+/** Seats of a three-character frame: Alice and Bob played by people, Tony by an AI. */
+export const SEATS = { alice: 'seat-a', bob: 'seat-b', tony: 'seat-t' } as const
+
+export function makeSeat(over: Partial<Seat> & { id: string; name: string }): Seat {
+  return { persona: `p-${over.id}`, controller: 'human', user: 2, assistant: null, ...over }
+}
+
+export function makeLiquid(over: Partial<Liquid> & { id: string }): Liquid {
+  return {
+    seat: SEATS.alice,
+    author: 2,
+    status: 'submitted',
+    revision: 1,
+    submitted_at: '2025-01-01T00:00:01Z',
+    committed_at: null,
+    pscale: null,
+    window_seconds: null,
+    interruptive: false,
+    targets: [],
+    capable: null,
+    capable_reason: '',
+    analysis_source: '',
+    analysis_note: '',
+    content: 'I open the door.',
+    refined: '',
+    ...over,
+  }
+}
+
+export function makeOutcome(over: Partial<Outcome> & { id: string; seq: number }): Outcome {
+  return {
+    seat: SEATS.alice,
+    actions_resolved: [{ seat: SEATS.alice, action: 'opens the door', result: 'success' }],
+    world_facts: ['The door is open.'],
+    interrupts: [],
+    witnesses: [SEATS.alice, SEATS.bob],
+    created_at: '2025-01-01T00:00:10Z',
+    ...over,
+  }
+}
+
+export function makeNarrative(over: Partial<Narrative> & { id: string }): Narrative {
+  return {
+    seat: SEATS.alice,
+    text: '',
+    token_count: 0,
+    outcome_ids: [],
+    liquid_ids: [],
+    trigger: 'expiry',
+    pscale: -1,
+    status: 'streaming',
+    created_at: '2025-01-01T00:00:11Z',
+    ...over,
+  }
+}
+
+export function makeWindow(over: Partial<FrameWindow> & { id: string }): FrameWindow {
+  return {
+    seat: SEATS.alice,
+    status: 'open',
+    pscale: -1,
+    opened_at: '2025-01-01T00:00:05Z',
+    expires_at: '2025-01-01T00:00:35Z',
+    remaining_seconds: null,
+    ...over,
+  }
+}
+
+/** Alice's view (a player) unless `over` says otherwise. */
+export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
+  return {
+    id: 'frame1',
+    production: 'prod1',
+    name: 'Night at the docks',
+    status: 'open',
+    mode: 'per_character',
+    tempo: 1,
+    liquid_visibility: 'all',
+    seq: 0,
+    is_gm: false,
+    my_seats: [SEATS.alice],
+    invite_code: null,
+    seats: [
+      makeSeat({ id: SEATS.alice, name: 'Alice', user: 2 }),
+      makeSeat({ id: SEATS.bob, name: 'Bob', user: 3 }),
+      makeSeat({ id: SEATS.tony, name: 'Tony', controller: 'ai', user: null, assistant: 'as-t' }),
+    ],
+    liquid: [],
+    outcomes: [],
+    narratives: [],
+    windows: [],
     ...over,
   }
 }

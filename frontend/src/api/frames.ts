@@ -1,0 +1,68 @@
+/** Frames (live scenes): create, list, read, join; the GM's seat changes and controls; liquid; passes; the socket URL. */
+import { http } from './http'
+import type {
+  FrameCreateInput,
+  FrameSummary,
+  FrameView,
+  Liquid,
+  PassInfo,
+  PassStatus,
+  Seat,
+  SeatUpdateInput,
+} from './types'
+
+const base = '/api/frames'
+const one = (id: string) => `${base}/${encodeURIComponent(id)}`
+
+export const listFrames = () => http.get<FrameSummary[]>(base)
+
+/** Start a frame of one of my productions; answers the GM's view. */
+export const createFrame = (productionId: string, input: FrameCreateInput) =>
+  http.post<FrameView>(`/api/productions/${encodeURIComponent(productionId)}/frames`, input)
+
+export const getFrame = (id: string) => http.get<FrameView>(one(id))
+
+/** Take an open seat with an invite code (404 wrong code, 409 taken / closed / already seated). */
+export const joinFrame = (inviteCode: string, seat: string) =>
+  http.post<FrameView>(`${base}/join`, { invite_code: inviteCode, seat })
+
+// ---- GM ----
+
+/** Open a seat (kicks its player) or give it to an assistant of the seat's persona. */
+export const updateSeat = (frameId: string, seatId: string, input: SeatUpdateInput) =>
+  http.patch<Seat>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}`, input)
+
+export const rotateInvite = (id: string) => http.post<{ invite_code: string }>(`${one(id)}/invite`)
+
+export type FrameControl = 'pause' | 'resume' | 'close'
+export const controlFrame = (id: string, action: FrameControl) => http.post<FrameView>(`${one(id)}/${action}`)
+
+/** Every AI seat with nothing pending acts once (the only way an all-AI frame moves). */
+export const advanceFrame = (id: string) => http.post<{ acting_seats: string[] }>(`${one(id)}/advance`)
+
+export const listPasses = (id: string) => http.get<PassInfo[]>(`${one(id)}/passes`)
+
+export const retryPass = (passId: string) =>
+  http.post<{ id: string; status: PassStatus }>(`/api/passes/${encodeURIComponent(passId)}/retry`)
+
+// ---- liquid ----
+
+export const submitLiquid = (frameId: string, seat: string, content: string) =>
+  http.post<Liquid>(`${one(frameId)}/liquid`, { seat, content })
+
+const liquidUrl = (id: string) => `/api/liquid/${encodeURIComponent(id)}`
+export const editLiquid = (id: string, content: string) => http.patch<Liquid>(liquidUrl(id), { content })
+export const withdrawLiquid = (id: string) => http.delete(liquidUrl(id))
+export const commitLiquid = (id: string) => http.post<Liquid>(`${liquidUrl(id)}/commit`)
+
+// ---- links ----
+
+/** The frame's websocket, on the page's own host. */
+export function frameSocketUrl(id: string, loc: Pick<Location, 'protocol' | 'host'> = window.location): string {
+  const scheme = loc.protocol === 'https:' ? 'wss:' : 'ws:'
+  return `${scheme}//${loc.host}/ws/frames/${encodeURIComponent(id)}/`
+}
+
+/** The link a GM sends players (the SPA's /join route). */
+export const inviteLink = (code: string, origin: string = window.location.origin) =>
+  `${origin}/join/${encodeURIComponent(code)}`

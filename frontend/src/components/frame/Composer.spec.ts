@@ -1,0 +1,82 @@
+import { mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import type { FrameWindow, Liquid } from '@/api/types'
+import { makeLiquid, makeWindow } from '@/test/factories'
+import Composer from './Composer.vue'
+
+const q = (id: string) => `[data-testid="${id}"]`
+const T0 = Date.parse('2025-01-01T00:00:05Z')
+const frame = { mode: 'per_character' as const, tempo: 1, liquid_visibility: 'all' as const, status: 'open' as const }
+
+function mountComposer(liquids: Liquid[] = [], extra: { window?: FrameWindow; blocked?: string; now?: number } = {}) {
+  return mount(Composer, {
+    props: { liquids, frame, nameOf: () => 'Bob', now: extra.now ?? T0, window: extra.window ?? null, busy: null, blocked: extra.blocked ?? '' },
+  })
+}
+
+describe('Composer', () => {
+  it('submits the text, says the player is typing meanwhile, and clears', async () => {
+    const w = mountComposer()
+    const input = w.find(q('composer-input'))
+    await input.setValue('I climb the mast.')
+    expect(w.emitted('typing')).toHaveLength(1)
+    await w.find(q('composer-form')).trigger('submit')
+    expect(w.emitted('submit')).toEqual([['I climb the mast.']])
+    expect(w.emitted('stopTyping')).toHaveLength(1)
+    expect((input.element as HTMLTextAreaElement).value).toBe('')
+  })
+
+  it('shows the verdict arriving: reading first, then time scale, window, interruptive and capable with its reason', async () => {
+    const draft = makeLiquid({ id: 'l1' })
+    const w = mountComposer([draft])
+    expect(w.find(q('soft-verdict')).attributes('data-pending')).toBe('true')
+    await w.setProps({
+      liquids: [
+        {
+          ...draft,
+          pscale: -1,
+          window_seconds: 22.5,
+          interruptive: true,
+          targets: ['seat-b'],
+          capable: false,
+          capable_reason: 'Your arm is broken.',
+          refined: 'Alice tries to punch Bob.',
+          analysis_source: 'model',
+        },
+      ],
+    })
+    expect(w.find(q('pscale-chip')).text()).toContain('about a minute')
+    expect(w.find(q('verdict-window')).text()).toBe('window 23 s')
+    expect(w.find(q('verdict-interruptive')).text()).toContain('interrupts Bob')
+    expect(w.find(q('verdict-capable')).text()).toBe('not capable')
+    expect(w.find(q('verdict-reason')).text()).toBe('Your arm is broken.')
+    expect(w.find(q('verdict-refined')).text()).toContain('Alice tries to punch Bob.')
+  })
+
+  it('edits, withdraws and commits a draft; a committed one counts down instead', async () => {
+    const draft = makeLiquid({ id: 'l1', content: 'I wave.' })
+    const w = mountComposer([draft])
+    await w.find(q('liquid-edit')).trigger('click')
+    await w.find(q('liquid-edit-input')).setValue('I wave at Bob.')
+    await w.find(q('liquid-edit-form')).trigger('submit')
+    expect(w.emitted('edit')).toEqual([[draft, 'I wave at Bob.']])
+    await w.find(q('liquid-withdraw')).trigger('click')
+    await w.find(q('liquid-commit')).trigger('click')
+    expect(w.emitted('withdraw')).toEqual([[draft]])
+    expect(w.emitted('commit')).toEqual([[draft]])
+
+    const window = makeWindow({ id: 'w1', expires_at: new Date(T0 + 12_000).toISOString() })
+    const committed = mountComposer([{ ...draft, status: 'committed' }], { window })
+    expect(committed.find(q('liquid-commit')).exists()).toBe(false)
+    expect(committed.find(q('window-countdown')).text()).toContain('12 s')
+    await committed.setProps({ window: { ...window, expires_at: null, remaining_seconds: 9 }, now: T0 + 60_000 })
+    expect(committed.find(q('window-countdown')).attributes('data-frozen')).toBe('true')
+    expect(committed.find(q('window-countdown')).text()).toContain('9 s')
+  })
+
+  it('says why nothing can be written', () => {
+    const w = mountComposer([], { blocked: 'You are no longer in this frame.' })
+    expect(w.find(q('composer-form')).exists()).toBe(false)
+    expect(w.find(q('composer-blocked')).text()).toBe('You are no longer in this frame.')
+  })
+})

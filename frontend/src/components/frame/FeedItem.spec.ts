@@ -1,0 +1,56 @@
+import { mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import type { FeedEntry } from '@/lib/frame'
+import { makeNarrative, makeOutcome, SEATS } from '@/test/factories'
+import FeedItem from './FeedItem.vue'
+
+const q = (id: string) => `[data-testid="${id}"]`
+const names: Record<string, string> = { [SEATS.alice]: 'Alice', [SEATS.bob]: 'Bob' }
+const nameOf = (seat: string) => names[seat] ?? 'Someone'
+
+function mountEntry(entry: FeedEntry, gm = false) {
+  return mount(FeedItem, { props: { entry, nameOf, mySeats: gm ? [] : [SEATS.alice], gm } })
+}
+const outcomeEntry = (o: ReturnType<typeof makeOutcome>): FeedEntry => ({ kind: 'outcome', key: `o:${o.id}`, at: o.created_at, outcome: o })
+const narrativeEntry = (n: ReturnType<typeof makeNarrative>): FeedEntry => ({ kind: 'narrative', key: `n:${n.id}`, at: n.created_at, narrative: n })
+
+describe('FeedItem', () => {
+  const outcome = makeOutcome({
+    id: 'o1',
+    seq: 4,
+    actions_resolved: [
+      { seat: SEATS.bob, action: 'shoves Alice', result: 'success' },
+      { seat: SEATS.alice, action: 'tries to hold the rail', result: 'partial' },
+    ],
+    world_facts: ['The rail is broken.'],
+    interrupts: [{ seat: SEATS.alice, reason: 'You are falling.' }],
+    flags: [{ kind: 'secret', detail: 'Repeats Bob’s internal truth.' }],
+  })
+
+  it('shows who did what with result chips, the world facts and who is interrupted', () => {
+    const w = mountEntry(outcomeEntry(outcome))
+    expect(w.findAll(q('outcome-action-text')).map((a) => a.text())).toEqual(['Bob shoves Alice', 'Alice tries to hold the rail'])
+    expect(w.findAll(q('result-chip')).map((c) => c.text())).toEqual(['success', 'partial'])
+    expect(w.findAll(q('result-chip')).map((c) => c.classes())).toEqual([expect.arrayContaining(['badge-success']), expect.arrayContaining(['badge-warning'])])
+    expect(w.find(q('outcome-fact')).text()).toBe('The rail is broken.')
+    expect(w.find(q('outcome-interrupt')).text()).toContain('You are interrupted: You are falling.')
+  })
+
+  it('shows the guard’s flags to the GM only', () => {
+    expect(mountEntry(outcomeEntry(outcome)).find(q('outcome-flag')).exists()).toBe(false)
+    const gm = mountEntry(outcomeEntry(outcome), true)
+    expect(gm.find(q('outcome-flag')).text()).toContain('secret')
+    expect(gm.find(q('outcome-flags')).text()).toContain('Repeats Bob’s internal truth.')
+  })
+
+  it('marks a narrative as the player’s own, the GM’s copy as private to its player, and shared prose as everyone’s', () => {
+    const n = makeNarrative({ id: 'n1', text: 'You fall.', status: 'streaming' })
+    const mine = mountEntry(narrativeEntry(n))
+    expect(mine.find(q('narrative-label')).text()).toContain('Your story — only you read this')
+    expect(mine.find(q('narrative-text')).text()).toBe('You fall.')
+    expect(mine.attributes('aria-busy')).toBe('true')
+    expect(mountEntry(narrativeEntry(n), true).find(q('narrative-label')).text()).toContain('Private to Alice')
+    const shared = mountEntry(narrativeEntry({ ...n, seat: SEATS.bob, shared: true }))
+    expect(shared.find(q('narrative-label')).text()).toContain('shared with everyone')
+  })
+})

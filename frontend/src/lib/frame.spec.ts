@@ -1,0 +1,304 @@
+import { describe, expect, it } from 'vitest'
+import type { FrameMessage } from '@/api/types'
+import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeSeat, makeWindow, SEATS } from '@/test/factories'
+import {
+  applyEvent,
+  feedEntries,
+  formatCountdown,
+  fromSnapshot,
+  isNewerLiquid,
+  liquidReadable,
+  mergeSnapshot,
+  narrativePosition,
+  playerNotices,
+  pscaleInfo,
+  remainingSeconds,
+  seatFailure,
+  typingSeats,
+  windowLength,
+  withLocalLiquid,
+  type FrameState,
+} from './frame'
+
+const T0 = Date.parse('2025-01-01T00:00:05Z')
+
+/** Apply events in order, as the socket would, failing on a request to re-read. */
+function play(state: FrameState, events: FrameMessage[], now = T0): FrameState {
+  return events.reduce((s, e) => {
+    const { state: next, resync } = applyEvent(s, e, now)
+    expect(resync, `${e.type} asked for a re-read`).toBe(false)
+    return next
+  }, state)
+}
+
+const token = (narrative: string, index: number, delta: string, seat: string = SEATS.alice): FrameMessage => ({
+  type: 'narrative.token',
+  narrative,
+  seat,
+  index,
+  delta,
+})
+
+describe('frame state from a snapshot', () => {
+  it('keeps live liquid and windows only, outcomes in seq order', () => {
+    const s = fromSnapshot(
+      makeFrameView({
+        seq: 9,
+        liquid: [makeLiquid({ id: 'l1' }), makeLiquid({ id: 'l2', status: 'withdrawn' })],
+        outcomes: [makeOutcome({ id: 'o2', seq: 7 }), makeOutcome({ id: 'o1', seq: 3 })],
+        windows: [makeWindow({ id: 'w1' }), makeWindow({ id: 'w2', status: 'fired' })],
+      }),
+    )
+    expect(s.seq).toBe(9)
+    expect(Object.keys(s.liquid)).toEqual(['l1'])
+    expect(s.outcomes.map((o) => o.seq)).toEqual([3, 7])
+    expect(Object.keys(s.windows)).toEqual(['w1'])
+    expect(s.info).toMatchObject({ id: 'frame1', my_seats: [SEATS.alice], is_gm: false })
+  })
+})
+
+describe('applying events', () => {
+  it('an old snapshot plus the events after it equals a fresh snapshot', () => {
+    // Bob's intention reaches Alice without its text (liquid_visibility own).
+    const hidden = (l: ReturnType<typeof makeLiquid>) => {
+      const { content: _c, refined: _r, ...rest } = l
+      return rest
+    }
+    const bob1 = makeLiquid({ id: 'lb', seat: SEATS.bob, content: 'I hide.' })
+    const mine = makeLiquid({ id: 'la', content: 'I wave.' })
+    const analysed = { ...mine, pscale: -1, window_seconds: 22.5, capable: true, analysis_source: 'model', refined: 'Alice waves.' }
+    const committed = { ...analysed, status: 'committed' as const, committed_at: '2025-01-01T00:00:05Z' }
+    const window = makeWindow({ id: 'w1' })
+    const outcome = makeOutcome({ id: 'o1', seq: 8 })
+    const told = makeNarrative({ id: 'n1', text: 'You wave. Bob flinches.', token_count: 2, status: 'done', outcome_ids: ['o1'] })
+    const consumed = { ...committed, status: 'consumed' as const }
+    const tonyNow = makeSeat({ id: SEATS.tony, name: 'Tony', controller: 'open', user: null, assistant: null })
+
+    const old = fromSnapshot(makeFrameView({ seq: 0, liquid_visibility: 'own' }))
+    const events: FrameMessage[] = [
+      { type: 'liquid.created', seq: 1, liquid: mine },
+      { type: 'liquid.created', seq: 2, liquid: hidden(bob1) },
+      { type: 'liquid.analyzed', seq: 3, liquid: analysed },
+      { type: 'liquid.withdrawn', seq: 4, liquid: { ...hidden(bob1), status: 'withdrawn' } },
+      { type: 'liquid.committed', seq: 5, liquid: committed },
+      { type: 'window.opened', seq: 6, window },
+      { type: 'window.fired', seq: 7, window: { ...window, status: 'firing' } },
+      { type: 'outcome.created', seq: 8, outcome },
+      { type: 'presence', seat: SEATS.bob, typing: true },
+      token('n1', 0, 'You wave.'),
+      token('n1', 1, ' Bob flinches.'),
+      { type: 'liquid.consumed', seq: 9, liquid: consumed },
+      { type: 'narrative.done', narrative: told },
+      { type: 'window.done', seq: 10, window: { ...window, status: 'fired' } },
+      { type: 'seat.changed', seq: 11, seat: tonyNow },
+    ]
+    const fresh = fromSnapshot(
+      makeFrameView({
+        seq: 11,
+        liquid_visibility: 'own',
+        liquid: [consumed],
+        outcomes: [outcome],
+        narratives: [told],
+        windows: [],
+        seats: [...makeFrameView().seats.slice(0, 2), tonyNow],
+      }),
+    )
+    expect(play(old, events)).toEqual(fresh)
+  })
+
+  it('merges narrative deltas by index: duplicates dropped, a hole asks for a re-read', () => {
+    let s = fromSnapshot(makeFrameView({ narratives: [makeNarrative({ id: 'n1', text: 'One', token_count: 1 })] }))
+    s = play(s, [token('n1', 1, ' two'), token('n1', 1, ' two'), token('n1', 0, 'One')])
+    expect(s.narratives.n1).toMatchObject({ text: 'One two', token_count: 2 })
+    expect(narrativePosition(s, 'n1')).toBe(2)
+    const gap = applyEvent(s, token('n1', 5, ' six'))
+    expect(gap.resync).toBe(true)
+    expect(gap.state.narratives.n1?.text).toBe('One two')
+  })
+
+  it('starts a narrative at its first delta; a later delta of an unknown one needs a re-read', () => {
+    const s = fromSnapshot(makeFrameView())
+    expect(narrativePosition(s, 'n9')).toBeUndefined()
+    expect(applyEvent(s, token('n9', 3, 'late')).resync).toBe(true)
+    const started = applyEvent(s, token('n9', 0, 'It begins')).state
+    expect(started.narratives.n9).toMatchObject({ text: 'It begins', token_count: 1, status: 'streaming', shared: false })
+  })
+
+  it('takes another seat’s stream reaching a player as the frame’s shared prose', () => {
+    const s = play(fromSnapshot(makeFrameView({ mode: 'shared' })), [token('ns', 0, 'Everyone sees', SEATS.bob)])
+    expect(s.narratives.ns?.shared).toBe(true)
+    const gm = play(fromSnapshot(makeFrameView({ is_gm: true, my_seats: [] })), [token('nb', 0, 'Bob only', SEATS.bob)])
+    expect(gm.narratives.nb?.shared).toBe(false)
+  })
+
+  it('drops deltas of a finished narrative', () => {
+    const done = makeNarrative({ id: 'n1', text: 'All of it.', token_count: 3, status: 'done' })
+    const s = play(fromSnapshot(makeFrameView({ narratives: [done] })), [token('n1', 3, ' more')])
+    expect(s.narratives.n1?.text).toBe('All of it.')
+    expect(narrativePosition(s, 'n1')).toBe(Infinity)
+  })
+
+  it('keeps outcomes unique and in seq order', () => {
+    const a = makeOutcome({ id: 'a', seq: 2 })
+    const s = play(fromSnapshot(makeFrameView({ seq: 1 })), [
+      { type: 'outcome.created', seq: 2, outcome: a },
+      { type: 'outcome.created', seq: 2, outcome: a },
+    ])
+    expect(s.outcomes.map((o) => o.id)).toEqual(['a'])
+  })
+})
+
+describe('re-reading mid-stream', () => {
+  it('keeps deltas streamed past the checkpoint, and replaying them does not double the text', () => {
+    let local = fromSnapshot(makeFrameView({ seq: 4, narratives: [makeNarrative({ id: 'n1' })] }))
+    local = play(local, [token('n1', 0, 'A'), token('n1', 1, 'B'), token('n1', 2, 'C')])
+    // The server's checkpoint holds two deltas; a state event was missed meanwhile (seq 5).
+    const merged = mergeSnapshot(local, makeFrameView({ seq: 5, narratives: [makeNarrative({ id: 'n1', text: 'AB', token_count: 2 })] }))
+    expect(merged.narratives.n1).toMatchObject({ text: 'ABC', token_count: 3 })
+    // The socket's buffer is replayed on top: what the state holds is dropped, the rest appended.
+    const replayed = play(merged, [token('n1', 2, 'C'), token('n1', 3, 'D')])
+    expect(replayed.narratives.n1).toMatchObject({ text: 'ABCD', token_count: 4 })
+  })
+
+  it('takes the stored text when it reaches further, and the finished narrative once done', () => {
+    const local = play(fromSnapshot(makeFrameView({ narratives: [makeNarrative({ id: 'n1' })] })), [token('n1', 0, 'A')])
+    const ahead = mergeSnapshot(local, makeFrameView({ narratives: [makeNarrative({ id: 'n1', text: 'ABC', token_count: 3 })] }))
+    expect(ahead.narratives.n1?.text).toBe('ABC')
+    const done = mergeSnapshot(local, makeFrameView({ narratives: [makeNarrative({ id: 'n1', text: 'Whole.', token_count: 1, status: 'done' })] }))
+    expect(done.narratives.n1).toMatchObject({ text: 'Whole.', status: 'done' })
+  })
+
+  it('forgets a local state of another frame', () => {
+    const other = fromSnapshot(makeFrameView({ id: 'other', narratives: [makeNarrative({ id: 'x', text: 'zzz', token_count: 9 })] }))
+    expect(mergeSnapshot(other, makeFrameView()).narratives).toEqual({})
+  })
+})
+
+describe('countdowns', () => {
+  const open = makeWindow({ id: 'w1', expires_at: new Date(T0 + 30_000).toISOString() })
+
+  it('count down from expires_at', () => {
+    expect(remainingSeconds(open, T0)).toBe(30)
+    expect(remainingSeconds(open, T0 + 12_500)).toBe(17.5)
+    expect(remainingSeconds(open, T0 + 99_000)).toBe(0)
+    expect(remainingSeconds({ ...open, status: 'firing' }, T0)).toBeNull()
+  })
+
+  it('freeze on pause and run again on resume, as the server says', () => {
+    let s = fromSnapshot(makeFrameView({ seq: 3, windows: [open] }))
+    s = play(s, [{ type: 'frame.paused', seq: 4, status: 'paused', windows: [{ ...open, expires_at: null, remaining_seconds: 20 }] }])
+    expect(s.info.status).toBe('paused')
+    const w = s.windows.w1!
+    expect(remainingSeconds(w, T0)).toBe(20)
+    expect(remainingSeconds(w, T0 + 60_000)).toBe(20) // frozen
+    const resumedAt = T0 + 60_000
+    s = play(s, [{ type: 'frame.resumed', seq: 5, status: 'open', windows: [{ ...open, expires_at: new Date(resumedAt + 20_000).toISOString() }] }])
+    expect(remainingSeconds(s.windows.w1!, resumedAt + 5_000)).toBe(15)
+  })
+
+  it('freeze locally and ask for a re-read when the pause does not list the windows', () => {
+    const s = fromSnapshot(makeFrameView({ seq: 3, windows: [open] }))
+    const paused = applyEvent(s, { type: 'frame.paused', seq: 4, status: 'paused' }, T0 + 10_000)
+    expect(paused.resync).toBe(true)
+    expect(paused.state.windows.w1).toMatchObject({ expires_at: null, remaining_seconds: 20 })
+    expect(remainingSeconds(paused.state.windows.w1!, T0 + 50_000)).toBe(20)
+    const resumed = applyEvent(paused.state, { type: 'frame.resumed', seq: 5, status: 'open' }, T0 + 50_000)
+    expect(resumed.resync).toBe(true)
+    expect(remainingSeconds(resumed.state.windows.w1!, T0 + 55_000)).toBe(15)
+  })
+
+  it('read as a clock', () => {
+    expect([7.2, 60, 83, 3720].map(formatCountdown)).toEqual(['8 s', '1:00', '1:23', '1 h 02 min'])
+  })
+})
+
+describe('what a player reads', () => {
+  it('sees that someone else intends something, not what, when the frame hides it', () => {
+    const { content: _c, refined: _r, ...withoutText } = makeLiquid({ id: 'lb', seat: SEATS.bob })
+    const s = play(fromSnapshot(makeFrameView({ liquid_visibility: 'own' })), [{ type: 'liquid.created', seq: 1, liquid: withoutText }])
+    expect(liquidReadable(s.liquid.lb!)).toBe(false)
+    expect(liquidReadable(makeLiquid({ id: 'la' }))).toBe(true)
+  })
+
+  it('is told why their window ended early, until their narrative arrives', () => {
+    const w = makeWindow({ id: 'w1' })
+    let s = fromSnapshot(makeFrameView({ seq: 1, windows: [w] }))
+    s = play(s, [
+      { type: 'outcome.created', seq: 2, outcome: makeOutcome({ id: 'o1', seq: 2, seat: SEATS.bob, interrupts: [{ seat: SEATS.alice, reason: 'Bob shoves you.' }] }) },
+      { type: 'window.cancelled', seq: 3, window: { ...w, status: 'cancelled' } },
+      { type: 'window.fired', seq: 4, window: makeWindow({ id: 'w2', status: 'firing' }) },
+    ])
+    expect(playerNotices(s, { accessEnded: false }).find((n) => n.key === 'interrupted')?.text).toContain('Bob shoves you.')
+    s = play(s, [{ type: 'narrative.done', narrative: makeNarrative({ id: 'n1', status: 'done', text: 'You stumble.' }) }])
+    expect(playerNotices(s, { accessEnded: false })).toEqual([])
+  })
+
+  it('is told their pass failed and that the GM can retry; the retry clears it', () => {
+    const w = makeWindow({ id: 'w1', status: 'firing' })
+    let s = fromSnapshot(makeFrameView({ seq: 1, windows: [w] }))
+    s = play(s, [
+      { type: 'window.failed', seq: 2, window: { ...w, status: 'failed' } },
+      { type: 'pass.failed', seq: 3, pass: { id: 'p1', seat: SEATS.alice, kind: 'medium', trigger: 'expiry', status: 'failed', error: 'Model unreachable.' } },
+    ])
+    expect(seatFailure(s, SEATS.alice)).toEqual({ error: 'Model unreachable.' })
+    expect(playerNotices(s, { accessEnded: false }).map((n) => n.key)).toEqual(['failed'])
+    // A re-read keeps the reason while the window is still failed.
+    const reread = mergeSnapshot(s, makeFrameView({ seq: 3, windows: [{ ...w, status: 'failed' }] }))
+    expect(seatFailure(reread, SEATS.alice)?.error).toBe('Model unreachable.')
+    s = play(reread, [{ type: 'window.fired', seq: 4, window: w }])
+    expect(seatFailure(s, SEATS.alice)).toBeNull()
+  })
+
+  it('is told when they were removed and when the frame is paused or closed', () => {
+    const s = fromSnapshot(makeFrameView({ status: 'paused' }))
+    expect(playerNotices(s, { accessEnded: true }).map((n) => n.key)).toEqual(['removed', 'paused'])
+    const kicked = play(fromSnapshot(makeFrameView({ status: 'closed' })), [
+      { type: 'seat.changed', seq: 1, seat: makeSeat({ id: SEATS.alice, name: 'Alice', controller: 'open', user: null }) },
+    ])
+    expect(playerNotices(kicked, { accessEnded: false }).map((n) => n.key)).toEqual(['removed', 'closed'])
+  })
+
+  it('reads outcomes and narratives in time order, bones before flesh, a narrative not yet stored last', () => {
+    const s = fromSnapshot(
+      makeFrameView({
+        outcomes: [makeOutcome({ id: 'o1', seq: 1, created_at: '2025-01-01T00:00:10Z' }), makeOutcome({ id: 'o2', seq: 4, created_at: '2025-01-01T00:00:30Z' })],
+        narratives: [
+          makeNarrative({ id: 'n1', created_at: '2025-01-01T00:00:10Z', status: 'done' }),
+          makeNarrative({ id: 'n2', created_at: '2025-01-01T00:00:20Z', status: 'done' }),
+        ],
+      }),
+    )
+    const live = play(s, [token('n3', 0, '…')])
+    expect(feedEntries(live).map((e) => e.key)).toEqual(['o:o1', 'n:n1', 'n:n2', 'o:o2', 'n:n3'])
+  })
+})
+
+describe('small readings', () => {
+  it('gives each time scale its meaning', () => {
+    expect(pscaleInfo(-1)).toEqual({ label: '−1', meaning: 'about a minute' })
+    expect(pscaleInfo(0).meaning).toBe('5–10 minutes')
+    expect(pscaleInfo(2)).toEqual({ label: '+2', meaning: 'about a day' })
+  })
+
+  it('knows a window’s real length from the tempo and mode', () => {
+    const l = makeLiquid({ id: 'l', window_seconds: 22.5 })
+    expect(windowLength(l, { mode: 'per_character', tempo: 2 })).toBe(45)
+    expect(windowLength(l, { mode: 'shared', tempo: 2 })).toBe(0)
+    expect(windowLength({ ...l, window_seconds: null }, { mode: 'per_character', tempo: 1 })).toBeNull()
+  })
+
+  it('expires typing presence', () => {
+    expect([...typingSeats({ a: 1000, b: 9000 }, 10_000)]).toEqual(['b'])
+  })
+
+  it('never lets a late REST answer move a liquid back', () => {
+    const analysed = makeLiquid({ id: 'l', analysis_source: 'model', pscale: -1 })
+    expect(isNewerLiquid(analysed, makeLiquid({ id: 'l' }))).toBe(false)
+    expect(isNewerLiquid(makeLiquid({ id: 'l' }), analysed)).toBe(true)
+    expect(isNewerLiquid({ ...analysed, status: 'committed' }, { ...analysed, revision: 2 })).toBe(false)
+    const s = fromSnapshot(makeFrameView({ liquid: [{ ...analysed, status: 'committed' }] }))
+    expect(withLocalLiquid(s, makeLiquid({ id: 'l' })).liquid.l?.status).toBe('committed')
+    const draft = fromSnapshot(makeFrameView({ liquid: [analysed] }))
+    expect(withLocalLiquid(draft, { ...analysed, status: 'withdrawn' }).liquid.l).toBeUndefined()
+  })
+})

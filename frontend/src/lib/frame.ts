@@ -1,0 +1,408 @@
+/**
+ * A frame as one reader holds it: built from a snapshot (GET /api/frames/{id}) and moved by
+ * the socket's events, immutably (each change returns a new state, so tests can compare an
+ * old snapshot plus its events with a fresh one). Also countdowns, pscale meanings and the
+ * feed's order. No Vue, no I/O.
+ */
+import type {
+  FrameMessage,
+  FrameView,
+  FrameWindow,
+  Liquid,
+  LiquidStatus,
+  Narrative,
+  Outcome,
+  PassSummary,
+  Seat,
+  WindowStatus,
+} from '@/api/types'
+
+export type FrameInfo = Omit<FrameView, 'seq' | 'seats' | 'liquid' | 'outcomes' | 'narratives' | 'windows'>
+
+export interface FrameState {
+  info: FrameInfo
+  /** The last frame-wide event this state holds. */
+  seq: number
+  seats: Seat[]
+  /** Live liquid by id (withdrawn rows leave). */
+  liquid: Record<string, Liquid>
+  /** Ordered by seq. */
+  outcomes: Outcome[]
+  narratives: Record<string, Narrative>
+  /** Live windows only (open, firing, failed), like the snapshot. */
+  windows: Record<string, FrameWindow>
+  /** Known only from `pass.failed` events (snapshots do not list passes), by pass id. */
+  failedPasses: Record<string, PassSummary>
+  /** Seat → the window an interrupt cancelled, until that seat's narrative arrives. */
+  interrupted: Record<string, string>
+}
+
+/** What applying one event did: the new state, and whether the state must be re-read. */
+export interface Applied {
+  state: FrameState
+  resync: boolean
+}
+
+export const LIVE_WINDOWS: readonly WindowStatus[] = ['open', 'firing', 'failed']
+const byId = <T extends { id: string }>(rows: T[]): Record<string, T> => Object.fromEntries(rows.map((r) => [r.id, r]))
+
+export function fromSnapshot(view: FrameView): FrameState {
+  const { seq, seats, liquid, outcomes, narratives, windows, ...info } = view
+  return {
+    info,
+    seq,
+    seats: [...seats],
+    liquid: byId(liquid.filter((l) => l.status !== 'withdrawn')),
+    outcomes: [...outcomes].sort((a, b) => a.seq - b.seq),
+    narratives: byId(narratives),
+    windows: byId(windows.filter((w) => LIVE_WINDOWS.includes(w.status))),
+    failedPasses: {},
+    interrupted: {},
+  }
+}
+
+/**
+ * A fresh snapshot over the local state. A streaming narrative's stored text lags its live
+ * deltas (checkpointed every ~250 ms) and a narrative's id names one run, so the longer
+ * local text of the same id is kept: deltas are never lost nor doubled. What snapshots do
+ * not carry (pass failures, interrupts) is kept while still relevant.
+ */
+export function mergeSnapshot(local: FrameState | null, view: FrameView): FrameState {
+  const fresh = fromSnapshot(view)
+  if (!local || local.info.id !== view.id) return fresh
+  for (const n of Object.values(fresh.narratives)) {
+    const old = local.narratives[n.id]
+    if (old && n.status === 'streaming' && old.status === 'streaming' && old.token_count > n.token_count) {
+      fresh.narratives[n.id] = { ...n, text: old.text, token_count: old.token_count }
+    }
+  }
+  // A failure stays while its seat still has a failed window, or no window at all (a pass
+  // an interrupt started has none); a seat whose windows all run again was retried.
+  const live = Object.values(fresh.windows)
+  const stillFailed = (seat: string) => {
+    const mine = live.filter((w) => w.seat === seat)
+    return !mine.length || mine.some((w) => w.status === 'failed')
+  }
+  fresh.failedPasses = Object.fromEntries(Object.entries(local.failedPasses).filter(([, p]) => stillFailed(p.seat)))
+  fresh.interrupted = { ...local.interrupted }
+  return fresh
+}
+
+/** The next delta index expected for a narrative: Infinity once finished, undefined if unknown. */
+export function narrativePosition(state: FrameState | null, id: string): number | undefined {
+  const n = state?.narratives[id]
+  if (!n) return undefined
+  return n.status === 'streaming' ? n.token_count : Infinity
+}
+
+const without = <T>(record: Record<string, T>, key: string): Record<string, T> => {
+  if (!(key in record)) return record
+  const next = { ...record }
+  delete next[key]
+  return next
+}
+const withoutSeat = <T extends { seat: string }>(record: Record<string, T>, seat: string) =>
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v.seat !== seat))
+
+function setWindow(state: FrameState, w: FrameWindow): Record<string, FrameWindow> {
+  return LIVE_WINDOWS.includes(w.status) ? { ...state.windows, [w.id]: w } : without(state.windows, w.id)
+}
+
+/** Freeze every counting window locally (the server keeps each one's time left). */
+export function freezeWindows(windows: Record<string, FrameWindow>, now: number): Record<string, FrameWindow> {
+  return Object.fromEntries(
+    Object.entries(windows).map(([id, w]) =>
+      w.status === 'open' && w.expires_at
+        ? [id, { ...w, expires_at: null, remaining_seconds: Math.max(0, (Date.parse(w.expires_at) - now) / 1000) }]
+        : [id, w],
+    ),
+  )
+}
+
+/** Give every frozen window its time back from `now`. */
+export function thawWindows(windows: Record<string, FrameWindow>, now: number): Record<string, FrameWindow> {
+  return Object.fromEntries(
+    Object.entries(windows).map(([id, w]) =>
+      w.status === 'open' && !w.expires_at && w.remaining_seconds !== null
+        ? [id, { ...w, expires_at: new Date(now + w.remaining_seconds * 1000).toISOString(), remaining_seconds: null }]
+        : [id, w],
+    ),
+  )
+}
+
+/**
+ * Apply one in-order event. `resync` asks for a re-read: a delta past a hole, or a pause /
+ * resume that did not say where the windows stand (frozen or thawed locally meanwhile, so
+ * the countdowns stop at once).
+ */
+export function applyEvent(state: FrameState, msg: FrameMessage, now: number = Date.now()): Applied {
+  const seq = 'seq' in msg && typeof msg.seq === 'number' ? Math.max(state.seq, msg.seq) : state.seq
+  const done = (next: Partial<FrameState>, resync = false): Applied => ({ state: { ...state, ...next, seq }, resync })
+  switch (msg.type) {
+    case 'liquid.created':
+    case 'liquid.updated':
+    case 'liquid.analyzed':
+    case 'liquid.committed':
+    case 'liquid.consumed':
+      return done({ liquid: { ...state.liquid, [msg.liquid.id]: msg.liquid } })
+    case 'liquid.withdrawn':
+      return done({ liquid: without(state.liquid, msg.liquid.id) })
+    case 'window.opened':
+      return done({ windows: setWindow(state, msg.window), interrupted: without(state.interrupted, msg.window.seat) })
+    case 'window.fired':
+      // A retry moves a failed window to firing: its failure is over.
+      return done({ windows: setWindow(state, msg.window), failedPasses: withoutSeat(state.failedPasses, msg.window.seat) })
+    case 'window.cancelled':
+      return done({ windows: setWindow(state, msg.window), interrupted: { ...state.interrupted, [msg.window.seat]: msg.window.id } })
+    case 'window.done':
+    case 'window.failed':
+      return done({ windows: setWindow(state, msg.window) })
+    case 'outcome.created':
+      if (state.outcomes.some((o) => o.id === msg.outcome.id)) return done({})
+      return done({ outcomes: [...state.outcomes, msg.outcome].sort((a, b) => a.seq - b.seq) })
+    case 'seat.changed': {
+      const at = state.seats.findIndex((s) => s.id === msg.seat.id)
+      const seats = at >= 0 ? state.seats.map((s, i) => (i === at ? msg.seat : s)) : [...state.seats, msg.seat]
+      return done({ seats })
+    }
+    case 'frame.paused':
+    case 'frame.closed':
+    case 'frame.resumed': {
+      const info = { ...state.info, status: msg.status }
+      // Freeze or thaw here at once; the server's own numbers, when it sends them, win.
+      let windows = msg.type === 'frame.resumed' ? thawWindows(state.windows, now) : freezeWindows(state.windows, now)
+      if (!msg.windows) return done({ info, windows }, true)
+      for (const w of msg.windows) windows = setWindow({ ...state, windows }, w)
+      return done({ info, windows })
+    }
+    case 'pass.failed':
+      return done({ failedPasses: { ...state.failedPasses, [msg.pass.id]: msg.pass } })
+    case 'narrative.token': {
+      const old = state.narratives[msg.narrative]
+      if (!old) {
+        // The first delta of a new run announces it; a later one means we missed its start.
+        if (msg.index !== 0) return done({}, true)
+        const mine = state.info.my_seats.includes(msg.seat)
+        const created: Narrative = {
+          id: msg.narrative,
+          seat: msg.seat,
+          text: msg.delta,
+          token_count: 1,
+          outcome_ids: [],
+          liquid_ids: [],
+          trigger: '',
+          pscale: 0,
+          status: 'streaming',
+          created_at: '', // not known until it is stored: the feed shows it last
+          // A player only hears another seat's stream when it is the frame's shared prose.
+          shared: msg.shared ?? (!state.info.is_gm && !mine),
+        }
+        return done({ narratives: { ...state.narratives, [created.id]: created } })
+      }
+      if (old.status !== 'streaming' || msg.index < old.token_count) return done({})
+      if (msg.index > old.token_count) return done({}, true)
+      const next = { ...old, text: old.text + msg.delta, token_count: msg.index + 1 }
+      return done({ narratives: { ...state.narratives, [old.id]: next } })
+    }
+    case 'narrative.done': {
+      const n = msg.narrative
+      return done({
+        narratives: { ...state.narratives, [n.id]: n },
+        failedPasses: withoutSeat(state.failedPasses, n.seat),
+        interrupted: without(state.interrupted, n.seat),
+      })
+    }
+    default:
+      return done({})
+  }
+}
+
+// ---------- reading the state ----------
+
+export const seatById = (state: FrameState, id: string): Seat | undefined => state.seats.find((s) => s.id === id)
+export const seatName = (state: FrameState, id: string): string => seatById(state, id)?.name ?? 'Someone'
+
+const ACTIVE_LIQUID: readonly LiquidStatus[] = ['submitted', 'committed']
+
+/** A seat's intentions still in play (submitted or committed), oldest first. */
+export function pendingLiquid(state: FrameState, seat?: string): Liquid[] {
+  return Object.values(state.liquid)
+    .filter((l) => ACTIVE_LIQUID.includes(l.status) && (seat === undefined || l.seat === seat))
+    .sort((a, b) => (a.submitted_at < b.submitted_at ? -1 : a.submitted_at > b.submitted_at ? 1 : 0))
+}
+
+/** The seat's current window: the open one, else the newest firing or failed one. */
+export function seatWindow(state: FrameState, seat: string): FrameWindow | undefined {
+  const mine = Object.values(state.windows).filter((w) => w.seat === seat)
+  return mine.find((w) => w.status === 'open') ?? mine.sort((a, b) => (a.opened_at < b.opened_at ? 1 : -1))[0]
+}
+
+/** Why a seat's window ended early: the newest outcome naming it as an interrupt target. */
+export function interruptReason(state: FrameState, seat: string): string | null {
+  for (let i = state.outcomes.length - 1; i >= 0; i--) {
+    const hit = state.outcomes[i]?.interrupts.find((x) => x.seat === seat)
+    if (hit) return hit.reason || 'Something happened to them.'
+  }
+  return null
+}
+
+/** A seat's pass failed and waits for the GM: the reason when this reader may read it. */
+export function seatFailure(state: FrameState, seat: string): { error: string } | null {
+  const passes = Object.values(state.failedPasses).filter((p) => p.seat === seat)
+  const failedWindow = Object.values(state.windows).some((w) => w.seat === seat && w.status === 'failed')
+  if (!passes.length && !failedWindow) return null
+  return { error: passes.map((p) => p.error).find((e) => !!e) ?? '' }
+}
+
+/** Whether this reader may read the liquid's text (it arrives without it otherwise). */
+export const liquidReadable = (l: Liquid): boolean => typeof l.content === 'string'
+
+/** The soft pass has not answered this revision yet. */
+export const analysisPending = (l: Liquid): boolean => l.status === 'submitted' && !l.analysis_source
+
+// ---------- time ----------
+
+/** Seconds left on a window at `now`; frozen windows keep theirs; null when not counting. */
+export function remainingSeconds(w: FrameWindow, now: number): number | null {
+  if (w.status !== 'open') return null
+  if (w.expires_at) return Math.max(0, (Date.parse(w.expires_at) - now) / 1000)
+  return w.remaining_seconds
+}
+
+export const isFrozen = (w: FrameWindow): boolean => w.status === 'open' && !w.expires_at
+
+/** 7 → "7 s", 83 → "1:23", 3720 → "1 h 02 min". */
+export function formatCountdown(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds))
+  if (s < 60) return `${s} s`
+  if (s < 3600) return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`
+}
+
+/** The window a commit of this liquid opens, in real seconds (0: fires at once). */
+export function windowLength(l: Liquid, frame: Pick<FrameInfo, 'mode' | 'tempo'>): number | null {
+  if (frame.mode === 'shared' || frame.tempo === 0) return 0
+  return l.window_seconds === null ? null : l.window_seconds * frame.tempo
+}
+
+// ---------- pscale ----------
+
+const PSCALE: Record<number, string> = {
+  [-3]: 'about a second',
+  [-2]: 'about ten seconds',
+  [-1]: 'about a minute',
+  0: '5–10 minutes',
+  1: 'about an hour',
+  2: 'about a day',
+}
+
+/** An action's time scale: "−1" and what it means ("about a minute"). */
+export function pscaleInfo(p: number): { label: string; meaning: string } {
+  const label = p > 0 ? `+${p}` : p < 0 ? `−${-p}` : '0'
+  return { label, meaning: PSCALE[p] ?? (p < -3 ? 'an instant' : 'longer than a day') }
+}
+
+// ---------- the feed ----------
+
+export type FeedEntry =
+  | { kind: 'outcome'; key: string; at: string; outcome: Outcome }
+  | { kind: 'narrative'; key: string; at: string; narrative: Narrative }
+
+/**
+ * Outcomes and narratives in time order. Bones come before the flesh written from them
+ * (at one instant, the outcome first); a narrative not stored yet (created_at '') goes last.
+ */
+export function feedEntries(state: FrameState): FeedEntry[] {
+  const entries: FeedEntry[] = [
+    ...state.outcomes.map((o) => ({ kind: 'outcome' as const, key: `o:${o.id}`, at: o.created_at, outcome: o })),
+    ...Object.values(state.narratives).map((n) => ({ kind: 'narrative' as const, key: `n:${n.id}`, at: n.created_at, narrative: n })),
+  ]
+  const rank = (e: FeedEntry) => (e.kind === 'outcome' ? 0 : 1)
+  return entries.sort((a, b) => {
+    if (a.at !== b.at) {
+      if (!a.at) return 1
+      if (!b.at) return -1
+      return a.at < b.at ? -1 : 1
+    }
+    if (rank(a) !== rank(b)) return rank(a) - rank(b)
+    if (a.kind === 'outcome' && b.kind === 'outcome') return a.outcome.seq - b.outcome.seq
+    return a.key < b.key ? -1 : 1
+  })
+}
+
+// ---------- presence ----------
+
+/** How long a "typing…" lasts without a new vapor (senders repeat it every few seconds). */
+export const TYPING_TTL_MS = 6000
+
+/** Seats typing at `now`, from the last time each was heard typing. */
+export function typingSeats(heard: Record<string, number>, now: number, ttl = TYPING_TTL_MS): Set<string> {
+  return new Set(Object.entries(heard).filter(([, at]) => now - at < ttl).map(([seat]) => seat))
+}
+
+// ---------- local writes ----------
+
+const LIQUID_STAGE: Record<LiquidStatus, number> = { submitted: 0, committed: 1, consumed: 2, withdrawn: 2 }
+
+/**
+ * Whether a REST answer's copy of a liquid may replace the one held: a POST's answer can
+ * arrive after the socket brought a newer state of the same row (its analysis, a commit),
+ * and must not move it back.
+ */
+export function isNewerLiquid(held: Liquid | undefined, next: Liquid): boolean {
+  if (!held) return true
+  if (LIQUID_STAGE[next.status] !== LIQUID_STAGE[held.status]) return LIQUID_STAGE[next.status] > LIQUID_STAGE[held.status]
+  if (next.revision !== held.revision) return next.revision > held.revision
+  return !held.analysis_source || !!next.analysis_source
+}
+
+/** Put a liquid from a REST answer into the state, unless the state holds a newer copy. */
+export function withLocalLiquid(state: FrameState, l: Liquid): FrameState {
+  if (!isNewerLiquid(state.liquid[l.id], l)) return state
+  if (l.status === 'withdrawn') return { ...state, liquid: without(state.liquid, l.id) }
+  return { ...state, liquid: { ...state.liquid, [l.id]: l } }
+}
+
+// ---------- what a player is told ----------
+
+export interface Notice {
+  key: string
+  tone: 'info' | 'warning' | 'danger'
+  text: string
+}
+
+/** The banners over a player's page, most serious first. */
+export function playerNotices(state: FrameState, opts: { accessEnded: boolean }): Notice[] {
+  const out: Notice[] = []
+  const seat = state.info.my_seats[0]
+  const mine = seat ? seatById(state, seat) : undefined
+  if (opts.accessEnded || (mine && mine.controller !== 'human')) {
+    out.push({
+      key: 'removed',
+      tone: 'danger',
+      text: 'You are no longer in this frame: the GM opened your seat or gave it to someone else. Nothing more will arrive here.',
+    })
+  }
+  if (state.info.status === 'closed') {
+    out.push({ key: 'closed', tone: 'info', text: 'This scene is closed. You can read it, but nothing more can be written.' })
+  } else if (state.info.status === 'paused') {
+    out.push({
+      key: 'paused',
+      tone: 'warning',
+      text: 'The GM paused the scene: every countdown is frozen. You can still write and commit; windows run again when play resumes.',
+    })
+  }
+  if (seat && state.interrupted[seat]) {
+    const why = interruptReason(state, seat)
+    out.push({ key: 'interrupted', tone: 'warning', text: `Your window ended early${why ? `: ${why}` : ''}. Your character reacts now.` })
+  }
+  const failure = seat ? seatFailure(state, seat) : null
+  if (failure) {
+    out.push({
+      key: 'failed',
+      tone: 'danger',
+      text: `Your scene could not be written${failure.error ? ` (${failure.error})` : ''}. Nothing you wrote is lost: your intention waits, and the GM can run it again.`,
+    })
+  }
+  return out
+}

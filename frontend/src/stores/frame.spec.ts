@@ -1,0 +1,165 @@
+import { flushPromises } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { effectScope } from 'vue'
+import * as api from '@/api/frames'
+import { ApiError } from '@/api/http'
+import type { FrameView } from '@/api/types'
+import { useFrameSocket } from '@/composables/useFrameSocket'
+import { FakeSocket } from '@/test/fakeSocket'
+import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, SEATS } from '@/test/factories'
+import { useFrameStore } from './frame'
+import { useToastsStore } from './toasts'
+
+vi.mock('@/api/frames', () => ({
+  getFrame: vi.fn(),
+  submitLiquid: vi.fn(),
+  editLiquid: vi.fn(),
+  withdrawLiquid: vi.fn(),
+  commitLiquid: vi.fn(),
+  updateSeat: vi.fn(),
+  rotateInvite: vi.fn(),
+  controlFrame: vi.fn(),
+  advanceFrame: vi.fn(),
+  listPasses: vi.fn(),
+  retryPass: vi.fn(),
+  frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
+}))
+
+/** The frame's socket and store, live, with the server answering `views` in turn. */
+async function live(...views: FrameView[]) {
+  const answers = [...views]
+  vi.mocked(api.getFrame).mockImplementation(() => Promise.resolve(answers.length > 1 ? answers.shift()! : answers[0]!))
+  const scope = effectScope()
+  const socket = scope.run(() => useFrameSocket('frame1'))!
+  const store = useFrameStore()
+  await flushPromises()
+  FakeSocket.last!.open()
+  await flushPromises()
+  return { socket, store, ws: FakeSocket.last!, stop: () => scope.stop() }
+}
+
+describe('frame store', () => {
+  beforeEach(() => {
+    vi.stubGlobal('WebSocket', FakeSocket)
+    setActivePinia(createPinia())
+    vi.clearAllMocks()
+  })
+  afterEach(() => vi.unstubAllGlobals())
+
+  it('reads the frame, then applies the socket’s events in order', async () => {
+    const { store, ws, stop } = await live(makeFrameView({ seq: 2 }))
+    expect(api.getFrame).toHaveBeenCalledTimes(2) // at once, and when the socket is ready
+    expect(store.mySeat?.name).toBe('Alice')
+    ws.push({ type: 'outcome.created', seq: 3, outcome: makeOutcome({ id: 'o1', seq: 3 }) })
+    await flushPromises()
+    expect(store.feed.map((e) => e.key)).toEqual(['o:o1'])
+    expect(api.getFrame).toHaveBeenCalledTimes(2)
+    stop()
+  })
+
+  it('re-reads on a gap in seq and replays only what is newer than the snapshot', async () => {
+    const later = makeFrameView({ seq: 5, outcomes: [makeOutcome({ id: 'o1', seq: 3 }), makeOutcome({ id: 'o2', seq: 5 })] })
+    const { store, ws, stop } = await live(makeFrameView({ seq: 2 }), makeFrameView({ seq: 2 }), later)
+    ws.push({ type: 'outcome.created', seq: 5, outcome: makeOutcome({ id: 'o2', seq: 5 }) }) // 3 and 4 were lost
+    ws.push({ type: 'liquid.created', seq: 6, liquid: makeLiquid({ id: 'l1' }) })
+    await flushPromises()
+    expect(api.getFrame).toHaveBeenCalledTimes(3)
+    expect(store.state?.outcomes.map((o) => o.id)).toEqual(['o1', 'o2'])
+    expect(store.myLiquid.map((l) => l.id)).toEqual(['l1'])
+    expect(store.state?.seq).toBe(6)
+    stop()
+  })
+
+  it('resumes a narrative from its stored text and index after a hole, without doubling it', async () => {
+    const streaming = makeNarrative({ id: 'n1', text: 'It', token_count: 1 })
+    const checkpoint = makeNarrative({ id: 'n1', text: 'It was dark', token_count: 3 })
+    const { store, ws, stop } = await live(
+      makeFrameView({ seq: 1, narratives: [streaming] }),
+      makeFrameView({ seq: 1, narratives: [streaming] }),
+      makeFrameView({ seq: 1, narratives: [checkpoint] }),
+    )
+    const token = (index: number, delta: string) => ({ type: 'narrative.token', narrative: 'n1', seat: SEATS.alice, index, delta })
+    ws.push(token(1, ' was'))
+    ws.push(token(3, ' and')) // index 2 was lost: re-read
+    ws.push(token(2, ' dark')) // held by the checkpoint already
+    ws.push(token(4, ' cold'))
+    await flushPromises()
+    expect(api.getFrame).toHaveBeenCalledTimes(3)
+    expect(store.state?.narratives.n1).toMatchObject({ text: 'It was dark and cold', token_count: 5 })
+    stop()
+  })
+
+  it('stops waiting for a stream that snapshots keep lacking (a run that is gone)', async () => {
+    const { store, stop } = await live(makeFrameView({ seq: 1 }))
+    expect(store.narrativePosition('gone')).toBe(0)
+    await store.load('frame1')
+    await store.load('frame1')
+    expect(store.narrativePosition('gone')).toBe(Infinity)
+    stop()
+  })
+
+  it('shows who is typing, and never for longer than their presence says', async () => {
+    const { store, ws, stop } = await live(makeFrameView({ seq: 1 }))
+    ws.push({ type: 'presence', seat: SEATS.bob, typing: true })
+    await flushPromises()
+    expect(Object.keys(store.typing)).toEqual([SEATS.bob])
+    ws.push({ type: 'presence', seat: SEATS.bob, typing: false })
+    await flushPromises()
+    expect(store.typing).toEqual({})
+    stop()
+  })
+
+  it('submits for the player’s seat and keeps the newer copy when the answer arrives late', async () => {
+    const { store, ws, stop } = await live(makeFrameView({ seq: 1 }))
+    const draft = makeLiquid({ id: 'l1' })
+    let answer: (l: typeof draft) => void = () => undefined
+    vi.mocked(api.submitLiquid).mockReturnValue(new Promise((resolve) => (answer = resolve)))
+    const sent = store.submit('I open the door.')
+    ws.push({ type: 'liquid.created', seq: 2, liquid: draft })
+    ws.push({ type: 'liquid.analyzed', seq: 3, liquid: { ...draft, pscale: -1, analysis_source: 'model', capable: true } })
+    answer(draft)
+    expect(await sent).toBe(true)
+    expect(api.submitLiquid).toHaveBeenCalledWith('frame1', SEATS.alice, 'I open the door.')
+    expect(store.myLiquid[0]).toMatchObject({ analysis_source: 'model', pscale: -1 })
+
+    vi.mocked(api.withdrawLiquid).mockResolvedValue(undefined)
+    await store.withdraw(store.myLiquid[0]!)
+    expect(store.myLiquid).toEqual([])
+    stop()
+  })
+
+  it('turns a refused action into a toast', async () => {
+    const { store, stop } = await live(makeFrameView({ seq: 1, liquid: [makeLiquid({ id: 'l1' })] }))
+    vi.mocked(api.commitLiquid).mockRejectedValue(new ApiError(409, 'This intention is committed; it can no longer change.'))
+    expect(await store.commit(store.myLiquid[0]!)).toBe(false)
+    expect(useToastsStore().toasts.map((t) => t.message)).toEqual(['This intention is committed; it can no longer change.'])
+    stop()
+  })
+
+  it('stops for good when the player is kicked (4403)', async () => {
+    const { socket, ws, stop } = await live(makeFrameView({ seq: 1 }))
+    ws.onclose?.({ code: 4403 })
+    await flushPromises()
+    expect(socket.accessEnded.value).toBe(true)
+    ws.push({ type: 'outcome.created', seq: 2, outcome: makeOutcome({ id: 'o1', seq: 2 }) })
+    await flushPromises()
+    expect(api.getFrame).toHaveBeenCalledTimes(2)
+    stop()
+  })
+
+  it('sends typing presence for the player’s seat at most every few seconds, and its end', async () => {
+    const { socket, ws, stop } = await live(makeFrameView({ seq: 1 }))
+    socket.typed(SEATS.alice, 1000)
+    socket.typed(SEATS.alice, 2000)
+    socket.typed(SEATS.alice, 4000)
+    socket.stoppedTyping(SEATS.alice)
+    socket.stoppedTyping(SEATS.alice)
+    expect(ws.sent).toEqual([
+      { type: 'vapor', seat: SEATS.alice },
+      { type: 'vapor', seat: SEATS.alice },
+      { type: 'vapor', seat: SEATS.alice, typing: false },
+    ])
+    stop()
+  })
+})

@@ -1,0 +1,233 @@
+/**
+ * The frame on screen (player's or GM's page): its state, kept in step by the page's live
+ * socket (`load` is the socket's re-read, `apply` takes each in-order event,
+ * `narrativePosition` says which delta of a stream comes next), and the actions on it.
+ */
+import { defineStore } from 'pinia'
+import { computed, ref, shallowRef } from 'vue'
+import * as api from '@/api/frames'
+import { ApiError } from '@/api/http'
+import type { FrameMessage, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
+import {
+  applyEvent,
+  feedEntries,
+  mergeSnapshot,
+  narrativePosition as positionIn,
+  pendingLiquid,
+  withLocalLiquid,
+  type FrameState,
+} from '@/lib/frame'
+import { useToastsStore } from './toasts'
+
+/** Snapshots that may lack a stream before its deltas are taken as stale (a deleted run's). */
+const GHOST_AFTER = 2
+
+export const useFrameStore = defineStore('frame', () => {
+  const toasts = useToastsStore()
+
+  const frameId = ref<string | null>(null)
+  const state = shallowRef<FrameState | null>(null)
+  const loading = ref(false)
+  const loadError = ref<ApiError | null>(null)
+  /** Seat → when it was last heard typing (presence is ephemeral: never in a snapshot). */
+  const typing = ref<Record<string, number>>({})
+  /** The action in flight ('submit', 'commit:<id>', 'pause'…), to disable its button. */
+  const busy = ref<string | null>(null)
+  const passes = ref<PassInfo[]>([])
+  const passesLoading = ref(false)
+  const passesError = ref<ApiError | null>(null)
+  // Streams heard of but missing from snapshots: id → how many snapshots lacked them.
+  const ghosts = new Map<string, number>()
+
+  const info = computed(() => state.value?.info ?? null)
+  const seats = computed<Seat[]>(() => state.value?.seats ?? [])
+  const isGm = computed(() => !!state.value?.info.is_gm)
+  /** A player holds at most one seat per frame. */
+  const mySeatId = computed(() => state.value?.info.my_seats[0] ?? null)
+  const mySeat = computed(() => seats.value.find((s) => s.id === mySeatId.value) ?? null)
+  const feed = computed(() => (state.value ? feedEntries(state.value) : []))
+  const myLiquid = computed(() => (state.value && mySeatId.value ? pendingLiquid(state.value, mySeatId.value) : []))
+  const othersLiquid = computed(() =>
+    state.value ? pendingLiquid(state.value).filter((l) => l.seat !== mySeatId.value) : [],
+  )
+
+  function reset(id: string | null) {
+    frameId.value = id
+    state.value = null
+    typing.value = {}
+    passes.value = []
+    passesError.value = null
+    ghosts.clear()
+  }
+
+  /** Read the frame (first load and every re-read); resolves with the snapshot's `seq`. */
+  async function load(id: string): Promise<number> {
+    if (frameId.value !== id) reset(id)
+    loading.value = true
+    loadError.value = null
+    try {
+      const view = await api.getFrame(id)
+      if (frameId.value === id) {
+        state.value = mergeSnapshot(state.value, view)
+        for (const [stream, misses] of ghosts) {
+          if (state.value.narratives[stream]) ghosts.delete(stream)
+          else ghosts.set(stream, misses + 1)
+        }
+      }
+      return view.seq
+    } catch (e) {
+      if (frameId.value === id) loadError.value = e instanceof ApiError ? e : new ApiError(0, String(e))
+      throw e
+    } finally {
+      loading.value = false
+    }
+  }
+
+  /** Apply one in-order socket event; false asks the socket to re-read. */
+  function apply(msg: FrameMessage): boolean {
+    if (msg.type === 'presence') {
+      const next = { ...typing.value }
+      if (msg.typing) next[msg.seat] = Date.now()
+      else delete next[msg.seat]
+      typing.value = next
+      return true
+    }
+    if (!state.value) return false
+    const { state: next, resync } = applyEvent(state.value, msg)
+    state.value = next
+    if (msg.type === 'narrative.token' || msg.type === 'narrative.done') {
+      const seat = msg.type === 'narrative.token' ? msg.seat : msg.narrative.seat
+      if (typing.value[seat]) typing.value = Object.fromEntries(Object.entries(typing.value).filter(([s]) => s !== seat))
+    }
+    return !resync
+  }
+
+  /**
+   * The next delta index of a narrative stream. A stream not held yet starts at 0 (its first
+   * delta creates it); one that snapshots keep lacking belonged to a run that is gone.
+   */
+  function narrativePosition(id: string): number | undefined {
+    const at = positionIn(state.value, id)
+    if (at !== undefined) return at
+    const misses = ghosts.get(id) ?? 0
+    if (misses >= GHOST_AFTER) return Infinity
+    ghosts.set(id, misses)
+    return 0
+  }
+
+  /** Run one request (not twice at once); errors become toasts. Resolves true on success. */
+  async function run(label: string, action: () => Promise<void>): Promise<boolean> {
+    if (busy.value) return false
+    busy.value = label
+    try {
+      await action()
+      return true
+    } catch (e) {
+      toasts.error(e)
+      return false
+    } finally {
+      busy.value = null
+    }
+  }
+
+  const fid = () => frameId.value as string
+  const keep = (l: Liquid) => {
+    if (state.value) state.value = withLocalLiquid(state.value, l)
+  }
+
+  // ---- the player's intentions ----
+
+  const submit = (content: string, seat = mySeatId.value) =>
+    run('submit', async () => {
+      if (!seat) throw new ApiError(403, 'You have no seat in this frame.')
+      keep(await api.submitLiquid(fid(), seat, content))
+    })
+  const edit = (l: Liquid, content: string) => run(`edit:${l.id}`, async () => keep(await api.editLiquid(l.id, content)))
+  const commit = (l: Liquid) => run(`commit:${l.id}`, async () => keep(await api.commitLiquid(l.id)))
+  const withdraw = (l: Liquid) =>
+    run(`withdraw:${l.id}`, async () => {
+      await api.withdrawLiquid(l.id)
+      keep({ ...l, status: 'withdrawn' })
+    })
+
+  // ---- the GM ----
+
+  const setSeat = (seat: Seat, input: SeatUpdateInput) =>
+    run(`seat:${seat.id}`, async () => {
+      const updated = await api.updateSeat(fid(), seat.id, input)
+      if (state.value) state.value = { ...state.value, seats: state.value.seats.map((s) => (s.id === updated.id ? updated : s)) }
+    })
+
+  const rotateInvite = () =>
+    run('invite', async () => {
+      const { invite_code } = await api.rotateInvite(fid())
+      if (state.value) state.value = { ...state.value, info: { ...state.value.info, invite_code } }
+      toasts.success('New invite link: the old one no longer works.')
+    })
+
+  /** Pause, resume or close; the socket brings the change to everyone, this page included. */
+  const control = (action: api.FrameControl) => run(action, async () => void (await api.controlFrame(fid(), action)))
+
+  const advance = () =>
+    run('advance', async () => {
+      const { acting_seats } = await api.advanceFrame(fid())
+      toasts.push(acting_seats.length ? `${acting_seats.length} AI character${acting_seats.length === 1 ? '' : 's'} acting.` : 'No AI character had anything to do.')
+    })
+
+  async function loadPasses(): Promise<void> {
+    const id = frameId.value
+    if (!id) return
+    passesLoading.value = true
+    try {
+      const list = await api.listPasses(id)
+      if (frameId.value === id) {
+        passes.value = list
+        passesError.value = null
+      }
+    } catch (e) {
+      if (frameId.value === id) passesError.value = e instanceof ApiError ? e : new ApiError(0, String(e))
+    } finally {
+      passesLoading.value = false
+    }
+  }
+
+  const retryPass = (p: PassInfo) =>
+    run(`retry:${p.id}`, async () => {
+      await api.retryPass(p.id)
+      await loadPasses()
+    })
+
+  return {
+    frameId,
+    state,
+    info,
+    seats,
+    isGm,
+    mySeatId,
+    mySeat,
+    feed,
+    myLiquid,
+    othersLiquid,
+    typing,
+    loading,
+    loadError,
+    busy,
+    passes,
+    passesLoading,
+    passesError,
+    reset,
+    load,
+    apply,
+    narrativePosition,
+    submit,
+    edit,
+    commit,
+    withdraw,
+    setSeat,
+    rotateInvite,
+    control,
+    advance,
+    loadPasses,
+    retryPass,
+  }
+})

@@ -1,0 +1,115 @@
+import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import * as api from '@/api/frames'
+import type { FrameView, PassInfo } from '@/api/types'
+import { FakeSocket } from '@/test/fakeSocket'
+import { makeFrameView, makeNarrative, makeOutcome, makeSeat, makeWindow, SEATS } from '@/test/factories'
+import FrameGmView from './FrameGmView.vue'
+
+vi.mock('@/api/assistants', () => ({ assistantsApi: { list: vi.fn(() => Promise.resolve([])) } }))
+vi.mock('@/api/frames', () => ({
+  getFrame: vi.fn(),
+  listPasses: vi.fn(),
+  retryPass: vi.fn(),
+  updateSeat: vi.fn(),
+  controlFrame: vi.fn(),
+  rotateInvite: vi.fn(),
+  advanceFrame: vi.fn(),
+  frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
+  inviteLink: (code: string) => `http://test/join/${code}`,
+}))
+
+const q = (id: string) => `[data-testid="${id}"]`
+
+const failedPass: PassInfo = {
+  id: 'p1',
+  seat: SEATS.bob,
+  kind: 'medium',
+  trigger: 'expiry',
+  status: 'failed',
+  liquid: null,
+  window: 'w1',
+  interrupt: null,
+  messages: [{ role: 'system', content: 'You narrate.' }],
+  error: 'Connection refused.',
+  attempts: 1,
+  created_at: '2025-01-01T00:00:20Z',
+  calls: [{ purpose: 'synthesis.bones', kind: 'structured', model_id: 'gpt-x', prompt_tokens: 900, completion_tokens: null, latency_ms: 12, error: 'Connection refused.', finished_at: null }],
+}
+
+function gmView(over: Partial<FrameView> = {}): FrameView {
+  return makeFrameView({
+    seq: 4,
+    is_gm: true,
+    my_seats: [],
+    invite_code: 'code123',
+    outcomes: [makeOutcome({ id: 'o1', seq: 3, flags: [{ kind: 'secret', detail: 'Names the smuggler.' }] })],
+    narratives: [makeNarrative({ id: 'n1', seat: SEATS.alice, text: 'ALICE-ONLY prose.', status: 'done' })],
+    windows: [makeWindow({ id: 'w1', seat: SEATS.bob, status: 'failed' })],
+    ...over,
+  })
+}
+
+async function mountView(view: FrameView, passes: PassInfo[] = [failedPass]) {
+  vi.mocked(api.getFrame).mockResolvedValue(view)
+  vi.mocked(api.listPasses).mockResolvedValue(passes)
+  const w = mount(FrameGmView, { props: { id: 'frame1' }, global: { plugins: [createPinia()], stubs: { RouterLink: RouterLinkStub } } })
+  await flushPromises()
+  FakeSocket.last!.open()
+  await flushPromises()
+  return w
+}
+
+describe('FrameGmView', () => {
+  beforeEach(() => {
+    vi.stubGlobal('WebSocket', FakeSocket)
+    setActivePinia(createPinia())
+    vi.clearAllMocks()
+  })
+  afterEach(() => vi.unstubAllGlobals())
+
+  it('shows every narrative marked private to its player, the guard’s flags, and the invite link', async () => {
+    const w = await mountView(gmView())
+    expect(w.find(q('narrative-label')).text()).toContain('Private to Alice')
+    expect(w.find(q('narrative-text')).text()).toBe('ALICE-ONLY prose.')
+    expect(w.find(q('outcome-flag')).exists()).toBe(true)
+    expect((w.find(q('invite-input')).element as HTMLInputElement).value).toBe('http://test/join/code123')
+  })
+
+  it('lists passes with their LLM calls and retries a failed one', async () => {
+    const w = await mountView(gmView())
+    expect(w.find(q('failed-count')).text()).toBe('1 failed')
+    expect(w.find(q('pass-call')).text()).toContain('gpt-x')
+    expect(w.find(q('pass-call')).text()).toContain('Connection refused.')
+    vi.mocked(api.retryPass).mockResolvedValue({ id: 'p1', status: 'pending' })
+    vi.mocked(api.listPasses).mockResolvedValue([{ ...failedPass, status: 'pending', error: '' }])
+    await w.find(q('pass-retry')).trigger('click')
+    await flushPromises()
+    expect(api.retryPass).toHaveBeenCalledWith('p1')
+    expect(w.find(q('pass-item')).attributes('data-status')).toBe('pending')
+  })
+
+  it('kicks a player after confirming', async () => {
+    const w = await mountView(gmView())
+    vi.mocked(api.updateSeat).mockResolvedValue(makeSeat({ id: SEATS.alice, name: 'Alice', controller: 'open', user: null }))
+    await w.find(`[data-seat-id="${SEATS.alice}"] ${q('gm-seat-kick')}`).trigger('click')
+    await flushPromises()
+    document.querySelector<HTMLButtonElement>(q('confirm-ok'))!.click()
+    await flushPromises()
+    expect(api.updateSeat).toHaveBeenCalledWith('frame1', SEATS.alice, { controller: 'open' })
+    expect(w.find(`[data-seat-id="${SEATS.alice}"]`).attributes('data-controller')).toBe('open')
+  })
+
+  it('pauses the frame; the countdowns freeze when the socket says so', async () => {
+    const counting = makeWindow({ id: 'w2', seat: SEATS.alice, expires_at: new Date(Date.now() + 30_000).toISOString() })
+    const w = await mountView(gmView({ windows: [counting] }), [])
+    vi.mocked(api.controlFrame).mockResolvedValue(gmView())
+    await w.find(q('gm-pause')).trigger('click')
+    expect(api.controlFrame).toHaveBeenCalledWith('frame1', 'pause')
+    FakeSocket.last!.push({ type: 'frame.paused', seq: 5, status: 'paused', windows: [{ ...counting, expires_at: null, remaining_seconds: 25 }] })
+    await flushPromises()
+    expect(w.find(q('gm-resume')).exists()).toBe(true)
+    expect(w.find(`${q('gm-window')} ${q('window-countdown')}`).attributes('data-frozen')).toBe('true')
+  })
+})

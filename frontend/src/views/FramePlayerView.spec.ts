@@ -1,0 +1,92 @@
+import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import * as api from '@/api/frames'
+import type { FrameView } from '@/api/types'
+import { FakeSocket } from '@/test/fakeSocket'
+import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeSeat, SEATS } from '@/test/factories'
+import FramePlayerView from './FramePlayerView.vue'
+
+const replace = vi.fn()
+vi.mock('vue-router', async (original) => ({ ...(await original<typeof import('vue-router')>()), useRouter: () => ({ replace }) }))
+vi.mock('@/api/frames', () => ({
+  getFrame: vi.fn(),
+  submitLiquid: vi.fn(),
+  editLiquid: vi.fn(),
+  withdrawLiquid: vi.fn(),
+  commitLiquid: vi.fn(),
+  frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
+}))
+
+const q = (id: string) => `[data-testid="${id}"]`
+
+async function mountView(view: FrameView) {
+  vi.mocked(api.getFrame).mockResolvedValue(view)
+  const w = mount(FramePlayerView, { props: { id: 'frame1' }, global: { plugins: [createPinia()], stubs: { RouterLink: RouterLinkStub } } })
+  await flushPromises()
+  FakeSocket.last!.open()
+  await flushPromises()
+  return w
+}
+
+describe('FramePlayerView', () => {
+  beforeEach(() => {
+    vi.stubGlobal('WebSocket', FakeSocket)
+    setActivePinia(createPinia())
+    vi.clearAllMocks()
+  })
+  afterEach(() => vi.unstubAllGlobals())
+
+  it('shows the table, the feed, and the player’s own story streaming in', async () => {
+    const w = await mountView(makeFrameView({ seq: 3, outcomes: [makeOutcome({ id: 'o1', seq: 3 })] }))
+    expect(FakeSocket.last!.url).toBe('ws://test/ws/frames/frame1/')
+    expect(w.find(q('frame-name')).text()).toBe('Night at the docks')
+    expect(w.find(q('my-character')).text()).toContain('Alice')
+    expect(w.findAll(q('seat-item')).map((s) => s.attributes('data-controller'))).toEqual(['human', 'human', 'ai'])
+    expect(w.find(q('feed-outcome')).exists()).toBe(true)
+
+    FakeSocket.last!.push({ type: 'narrative.token', narrative: 'n1', seat: SEATS.alice, index: 0, delta: 'The door ' })
+    FakeSocket.last!.push({ type: 'narrative.token', narrative: 'n1', seat: SEATS.alice, index: 1, delta: 'creaks.' })
+    FakeSocket.last!.push({ type: 'presence', seat: SEATS.bob, typing: true })
+    await flushPromises()
+    expect(w.find(q('feed-narrative')).attributes('data-status')).toBe('streaming')
+    expect(w.find(q('narrative-text')).text()).toBe('The door creaks.')
+    expect(w.find(`[data-seat-id="${SEATS.bob}"]`).attributes('data-typing')).toBe('true')
+
+    FakeSocket.last!.push({ type: 'narrative.done', narrative: makeNarrative({ id: 'n1', text: 'The door creaks open.', token_count: 3, status: 'done' }) })
+    await flushPromises()
+    expect(w.find(q('narrative-text')).text()).toBe('The door creaks open.')
+  })
+
+  it('shows others’ intentions without their text when the frame hides it', async () => {
+    const { content: _c, refined: _r, ...hidden } = makeLiquid({ id: 'lb', seat: SEATS.bob, content: 'BOB-SECRET' })
+    const w = await mountView(makeFrameView({ seq: 1, liquid_visibility: 'own', liquid: [hidden] }))
+    const others = w.find(q('others-liquid'))
+    expect(others.find(q('liquid-hidden')).text()).toContain('Wrote an intention you cannot read.')
+    expect(w.html()).not.toContain('BOB-SECRET')
+  })
+
+  it('says so when the player is kicked, and takes the composer away', async () => {
+    const w = await mountView(makeFrameView({ seq: 1 }))
+    expect(w.find(q('composer-form')).exists()).toBe(true)
+    FakeSocket.last!.push({ type: 'seat.changed', seq: 2, seat: makeSeat({ id: SEATS.alice, name: 'Alice', controller: 'open', user: null }) })
+    FakeSocket.last!.onclose?.({ code: 4403 })
+    await flushPromises()
+    expect(w.find(q('notice-removed')).text()).toContain('no longer in this frame')
+    expect(w.find(q('composer-form')).exists()).toBe(false)
+    expect(w.find(q('connection-status')).attributes('data-status')).toBe('failed')
+  })
+
+  it('sends the GM, who has no seat, to the GM page', async () => {
+    await mountView(makeFrameView({ seq: 1, is_gm: true, my_seats: [], invite_code: 'abc' }))
+    expect(replace).toHaveBeenCalledWith('/frames/frame1/gm')
+  })
+
+  it('says when the frame is paused', async () => {
+    const w = await mountView(makeFrameView({ seq: 1 }))
+    FakeSocket.last!.push({ type: 'frame.paused', seq: 2, status: 'paused', windows: [] })
+    await flushPromises()
+    expect(w.find(q('notice-paused')).text()).toContain('countdown is frozen')
+    expect(w.find(q('frame-status')).text()).toContain('paused')
+  })
+})
