@@ -53,8 +53,10 @@ def seat_body(seat: Seat) -> dict[str, Any]:
         "id": str(seat.pk),
         "persona": str(seat.persona_id),
         "name": public_name(seat.persona),  # everyone in the frame reads it
+        "avatar_url": seat.persona.avatar_url,
         "controller": seat.controller,
         "user": seat.user_id,
+        "player": seat.user.username if seat.user_id else None,
         "assistant": str(seat.assistant_id) if seat.assistant_id else None,
     }
 

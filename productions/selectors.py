@@ -3,15 +3,17 @@ frames and who may see them."""
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from lmix.errors import ApplicationError
 from lmix.models import Assistant
 
-from .knowledge import memberships_prefetch
+from .knowledge import memberships_prefetch, public_name
 from .models import CastMember, Frame, Production, Seat, Turn
 
 
@@ -114,3 +116,46 @@ def is_uuid(value: object) -> bool:
     except ValueError:
         return False
     return True
+
+
+def invite_preview(*, user: AbstractBaseUser, invite_code: str) -> dict[str, Any]:
+    """What an invite shows a signed-in user before they take a seat: the frame, and each
+    seat's character as everyone may see it (public name, avatar, universal truth) with
+    who holds it. Nothing secret: knowing a code lets one take an open seat, nothing more.
+
+    Raises:
+        ApplicationError: no frame has that code, a rotated code included (404).
+    """
+    frame = (
+        Frame.objects.filter(invite_code=invite_code).select_related("production").first()
+        if invite_code
+        else None
+    )
+    if frame is None:
+        raise ApplicationError(
+            "This invite link is not valid (any more). Ask the GM for a new one.",
+            status_code=404,
+        )
+    seats = list(Seat.objects.filter(frame=frame).select_related("persona", "user"))
+    return {
+        "frame": {
+            "id": str(frame.pk),
+            "name": frame.name,
+            "production_name": frame.production.name,
+            "status": frame.status,
+            "mode": frame.mode,
+        },
+        "my_seat": next((str(s.pk) for s in seats if s.user_id == user.pk), None),
+        "seats": [
+            {
+                "id": str(seat.pk),
+                "persona": str(seat.persona_id),
+                "name": public_name(seat.persona),
+                "avatar_url": seat.persona.avatar_url,
+                "universal_truth": seat.persona.universal_truth,
+                "controller": seat.controller,
+                "player": seat.user.username if seat.user_id else None,
+            }
+            for seat in seats
+        ],
+    }

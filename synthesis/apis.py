@@ -18,21 +18,24 @@ from productions.selectors import (
     frame_access,
     frame_access_or_404,
     frame_list,
+    invite_preview,
     production_get,
 )
 
 from . import liquid as liquid_services
 from .ai_seats import frame_advance
 from .medium import medium_pass_retry
-from .models import Liquid, Pass
-from .selectors import frame_view, liquid_body, liquid_readable, pass_list
+from .models import Liquid, Pass, Window
+from .selectors import frame_view, liquid_body, liquid_readable, pass_list, window_body
 from .serializers import (
     FrameCreateSerializer,
     FrameJoinSerializer,
     LiquidEditSerializer,
     LiquidSubmitSerializer,
+    SeatLeaveSerializer,
     SeatUpdateSerializer,
 )
+from .windows import window_cancel, window_fire_now
 
 FRAME_VIEW = OpenApiResponse(description="The frame as the caller may see it.")
 LIQUID = OpenApiResponse(description="The liquid row.")
@@ -236,3 +239,51 @@ class PassRetryApi(APIView):
         return Response(
             {"id": str(pass_.pk), "status": pass_.status}, status=status.HTTP_202_ACCEPTED
         )
+
+
+class InvitePreviewApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="The invite.")})
+    def get(self, request: Request, invite_code: str) -> Response:
+        """What an invite link offers: the frame, its seats' characters as everyone sees
+        them, and who holds each seat (404 for a wrong or rotated code)."""
+        return Response(invite_preview(user=request.user, invite_code=invite_code))
+
+
+class FrameLeaveApi(APIView):
+    @extend_schema(request=SeatLeaveSerializer, responses={204: None})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """Give up your seat: it is open again for someone else, and your sockets close."""
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        data = SeatLeaveSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        if data.validated_data["seat"] not in access.seat_ids:
+            raise ApplicationError(
+                "That is not your seat.", details={"seat": ["You do not play this seat."]}
+            )
+        frame_services.seat_leave(seat=Seat.objects.get(pk=data.validated_data["seat"]))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _window_for_gm(request: Request, window_id: str) -> Window:
+    window = Window.objects.filter(pk=window_id).first()
+    if window is None:
+        raise ApplicationError("No such window.", status_code=404)
+    _gm_access(request, window.frame_id)
+    return window
+
+
+class WindowFireApi(APIView):
+    @extend_schema(request=None, responses={202: OpenApiResponse(description="The window.")})
+    def post(self, request: Request, window_id: str) -> Response:
+        """GM: fire an open window now; its character's medium pass starts."""
+        pass_ = window_fire_now(window=_window_for_gm(request, window_id))
+        window = Window.objects.get(pk=pass_.window_id)
+        return Response({"window": window_body(window)}, status=status.HTTP_202_ACCEPTED)
+
+
+class WindowCancelApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="The window.")})
+    def post(self, request: Request, window_id: str) -> Response:
+        """GM: cancel an open window; its intentions go back to their player, submitted."""
+        window = window_cancel(window=_window_for_gm(request, window_id))
+        return Response({"window": window_body(window)})

@@ -22,7 +22,8 @@ class LiquidStatus(models.TextChoices):
 
 LIQUID_TRANSITIONS: dict[str, set[str]] = {
     LiquidStatus.SUBMITTED: {LiquidStatus.COMMITTED, LiquidStatus.WITHDRAWN},
-    LiquidStatus.COMMITTED: {LiquidStatus.CONSUMED},
+    # Back to submitted only when the GM cancels its window: the player revises, commits anew.
+    LiquidStatus.COMMITTED: {LiquidStatus.CONSUMED, LiquidStatus.SUBMITTED},
     LiquidStatus.CONSUMED: set(),
     LiquidStatus.WITHDRAWN: set(),
 }

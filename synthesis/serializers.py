@@ -31,6 +31,10 @@ class FrameJoinSerializer(serializers.Serializer):
     seat = serializers.UUIDField()
 
 
+class SeatLeaveSerializer(serializers.Serializer):
+    seat = serializers.UUIDField()
+
+
 class SeatUpdateSerializer(serializers.Serializer):
     controller = serializers.ChoiceField(choices=SeatController.choices)
     assistant = OwnedRelatedField(queryset=Assistant.objects.all(), required=False, allow_null=True)

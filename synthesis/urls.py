@@ -14,6 +14,7 @@ def uuid_arg(name: str) -> str:
 FRAME = uuid_arg("frame_id")
 LIQUID = uuid_arg("liquid_id")
 PASS = uuid_arg("pass_id")
+WINDOW = uuid_arg("window_id")
 
 urlpatterns = [
     re_path(
@@ -23,6 +24,12 @@ urlpatterns = [
     ),
     re_path(r"^frames/?$", apis.FrameListApi.as_view(), name="frame-list"),
     re_path(r"^frames/join/?$", apis.FrameJoinApi.as_view(), name="frame-join"),
+    re_path(
+        r"^frames/invite/(?P<invite_code>[A-Za-z0-9_-]{1,64})/?$",
+        apis.InvitePreviewApi.as_view(),
+        name="frame-invite-preview",
+    ),
+    re_path(rf"^frames/{FRAME}/leave/?$", apis.FrameLeaveApi.as_view(), name="frame-leave"),
     re_path(rf"^frames/{FRAME}/?$", apis.FrameDetailApi.as_view(), name="frame-detail"),
     re_path(
         rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/?$",
@@ -42,6 +49,8 @@ urlpatterns = [
     re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
     re_path(rf"^frames/{FRAME}/liquid/?$", apis.FrameLiquidApi.as_view(), name="frame-liquid"),
     re_path(rf"^liquid/{LIQUID}/?$", apis.LiquidDetailApi.as_view(), name="liquid-detail"),
+    re_path(rf"^windows/{WINDOW}/fire/?$", apis.WindowFireApi.as_view(), name="window-fire"),
+    re_path(rf"^windows/{WINDOW}/cancel/?$", apis.WindowCancelApi.as_view(), name="window-cancel"),
     re_path(rf"^passes/{PASS}/retry/?$", apis.PassRetryApi.as_view(), name="pass-retry"),
     re_path(rf"^liquid/{LIQUID}/commit/?$", apis.LiquidCommitApi.as_view(), name="liquid-commit"),
 ]

@@ -9,9 +9,11 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from lmix.errors import ApplicationError
+from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, FrameStatus
 
-from .events import notify_window
+from .events import notify_liquid, notify_window
 from .models import (
     Liquid,
     LiquidStatus,
@@ -189,6 +191,53 @@ def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason:
         trigger=Trigger.INTERRUPT,
         interrupt=interrupt,
     )
+
+
+@transaction.atomic
+def window_fire_now(*, window: Window) -> Pass:
+    """The GM fires an open window now instead of at its time.
+
+    Raises:
+        ApplicationError: the frame is not open, or the window is no longer open (409).
+    """
+    frame = Frame.objects.select_for_update().get(pk=window.frame_id)
+    if frame.status != FrameStatus.OPEN:
+        raise ApplicationError("Resume the frame first.", status_code=409)
+    if not Window.objects.filter(pk=window.pk, status=WindowStatus.OPEN).update(
+        expires_at=timezone.now(), remaining_seconds=None
+    ):
+        raise ApplicationError("This window is no longer open.", status_code=409)
+    pass_ = window_fire(window_id=window.pk)
+    if pass_ is None:  # unreachable under the frame's lock; said plainly all the same
+        raise ApplicationError("This window could not be fired.", status_code=409)
+    return pass_
+
+
+@transaction.atomic
+def window_cancel(*, window: Window) -> Window:
+    """The GM cancels an open window: nobody's pass wakes, and the intentions in it go back
+    to their player as submitted (to revise and commit anew): nothing written is lost.
+
+    Raises:
+        ApplicationError: the window is no longer open (409).
+    """
+    lock_frame(window.frame_id)
+    if not Window.move(window.pk, WindowStatus.CANCELLED, only_from=(WindowStatus.OPEN,)):
+        raise ApplicationError("This window is no longer open.", status_code=409)
+    window.refresh_from_db()
+    notify_window("window.cancelled", window)
+    frame = Frame.objects.get(pk=window.frame_id)
+    for liquid in Liquid.objects.filter(window=window, status=LiquidStatus.COMMITTED):
+        Liquid.move(
+            liquid.pk,
+            LiquidStatus.SUBMITTED,
+            only_from=(LiquidStatus.COMMITTED,),
+            committed_at=None,
+            window=None,
+        )
+        liquid.refresh_from_db()
+        notify_liquid("liquid.updated", liquid, frame=frame)
+    return window
 
 
 @transaction.atomic

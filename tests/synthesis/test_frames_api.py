@@ -142,3 +142,52 @@ def test_the_gm_kicks_a_player_and_gives_a_seat_to_an_assistant(api, user):
         format="json",
     )
     assert given.status_code == 200 and given.json()["assistant"] == str(assistant.id)
+
+
+def test_an_invite_shows_its_seats_public_faces_and_nothing_secret(user, other_api, other_user):
+    frame = make_frame(user)
+    bob, _ = seat_player(frame, 1)
+    preview = other_api.get(f"/api/frames/invite/{frame.invite_code}")
+    assert preview.status_code == 200, preview.content
+    body = preview.json()
+    assert body["frame"]["id"] == str(frame.id) and body["my_seat"] is None
+    by_position = {s["id"]: s for s in body["seats"]}
+    seats = list(frame.seats.order_by("position"))
+    assert by_position[str(seats[0].id)]["controller"] == "open"
+    assert by_position[str(seats[1].id)]["player"] == bob.username
+    assert by_position[str(seats[2].id)]["controller"] == "ai"
+    assert "SECRET-MARKER" not in preview.content.decode()  # internal truths stay home
+    assert seats[0].persona.universal_truth in preview.content.decode()
+
+    joined = other_api.post(
+        "/api/frames/join",
+        {"invite_code": frame.invite_code, "seat": str(seats[0].id)},
+        format="json",
+    )
+    assert joined.status_code == 200
+    again = other_api.get(f"/api/frames/invite/{frame.invite_code}").json()
+    assert again["my_seat"] == str(seats[0].id)
+    assert other_api.get("/api/frames/invite/not-a-code").status_code == 404
+    rotated = frame.invite_code
+    Frame.objects.filter(pk=frame.pk).update(invite_code="fresh-code")
+    gone = other_api.get(f"/api/frames/invite/{rotated}")
+    assert gone.status_code == 404 and "not valid" in gone.json()["detail"]
+
+
+def test_a_player_leaves_their_seat_and_only_their_own(user, other_api, other_user):
+    frame = make_frame(user)
+    seats = list(frame.seats.order_by("position"))
+    other_api.post(
+        "/api/frames/join",
+        {"invite_code": frame.invite_code, "seat": str(seats[0].id)},
+        format="json",
+    )
+    bob, _ = seat_player(frame, 1)
+    leave = f"/api/frames/{frame.id}/leave"
+    refused = other_api.post(leave, {"seat": str(seats[1].id)}, format="json")
+    assert refused.status_code == 400 and "not your seat" in refused.json()["detail"]
+    assert other_api.post(leave, {"seat": str(seats[0].id)}, format="json").status_code == 204
+    seats[0].refresh_from_db(), seats[1].refresh_from_db()
+    assert seats[0].controller == "open" and seats[0].user is None
+    assert seats[1].user == bob  # the other seat is untouched
+    assert other_api.get(f"/api/frames/{frame.id}").status_code == 404  # no longer seated

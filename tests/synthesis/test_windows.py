@@ -192,3 +192,34 @@ def test_the_window_task_runs_its_pass_itself_one_hop_less(
         tasks.window_fire_task(str(window.id))
     (pass_,) = Pass.objects.filter(window=window)
     assert ran == [str(pass_.id)] and no_tasks == []  # run here, not enqueued again
+
+
+def test_the_gm_fires_a_window_now_or_cancels_it_giving_the_intention_back(
+    api, user, no_tasks, events
+):
+    frame = make_frame(user)
+    alice, alice_api = seat_player(frame, 0)
+    first = committed(frame, alice, pscale=0).window
+    fired = api.post(f"/api/windows/{first.id}/fire")
+    assert fired.status_code == 202 and fired.json()["window"]["status"] == "firing"
+    assert Pass.objects.filter(window=first, kind="medium").count() == 1
+    again = api.post(f"/api/windows/{first.id}/fire")
+    assert again.status_code == 409 and "no longer open" in again.json()["detail"]
+
+    Window.objects.filter(pk=first.id).update(status="fired")
+    liquid = committed(frame, alice, pscale=0, content="I wait by the door.")
+    second = liquid.window
+    assert alice_api.post(f"/api/windows/{second.id}/cancel").status_code == 403  # GM only
+    cancelled = api.post(f"/api/windows/{second.id}/cancel")
+    assert cancelled.status_code == 200 and cancelled.json()["window"]["status"] == "cancelled"
+    liquid.refresh_from_db()
+    assert liquid.status == "submitted" and liquid.window is None and liquid.committed_at is None
+    assert liquid.content == "I wait by the door."  # nothing written is lost
+    assert [e["type"] for e in events][-2:] == ["window.cancelled", "liquid.updated"]
+    recommitted = alice_api.post(f"/api/liquid/{liquid.id}/commit")
+    assert recommitted.status_code == 200  # the player commits it anew
+
+    frame_status_set(frame=Frame.objects.get(pk=frame.pk), status="paused")
+    paused = Liquid.objects.get(pk=liquid.id).window
+    refused = api.post(f"/api/windows/{paused.id}/fire")
+    assert refused.status_code == 409 and "Resume" in refused.json()["detail"]
