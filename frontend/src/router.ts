@@ -29,6 +29,13 @@ const routes: RouteRecordRaw[] = [
     props: true,
     meta: { title: 'Frame · GM', wide: true },
   },
+  {
+    path: '/join/:code',
+    name: 'join',
+    component: () => import('@/views/JoinView.vue'),
+    props: true,
+    meta: { title: 'Join a frame' },
+  },
   { path: '/models', name: 'models', component: () => import('@/views/ModelsView.vue'), meta: { title: 'Models' } },
   { path: '/worlds', name: 'worlds', component: () => import('@/views/WorldsView.vue'), meta: { title: 'Worlds' } },
   { path: '/scenarios', name: 'scenarios', component: () => import('@/views/ScenariosView.vue'), meta: { title: 'Scenarios' } },

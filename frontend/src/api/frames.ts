@@ -4,6 +4,8 @@ import type {
   FrameCreateInput,
   FrameSummary,
   FrameView,
+  FrameWindow,
+  InvitePreview,
   Liquid,
   PassInfo,
   PassStatus,
@@ -26,6 +28,12 @@ export const getFrame = (id: string) => http.get<FrameView>(one(id))
 export const joinFrame = (inviteCode: string, seat: string) =>
   http.post<FrameView>(`${base}/join`, { invite_code: inviteCode, seat })
 
+/** The invite page's preview (any signed-in user; 404 for a wrong or rotated code). */
+export const getInvite = (code: string) => http.get<InvitePreview>(`${base}/invite/${encodeURIComponent(code)}`)
+
+/** Give up my seat (it opens again; my sockets close with 4403). */
+export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${one(frameId)}/leave`, { seat })
+
 // ---- GM ----
 
 /** Open a seat (kicks its player) or give it to an assistant of the seat's persona. */
@@ -39,6 +47,12 @@ export const controlFrame = (id: string, action: FrameControl) => http.post<Fram
 
 /** Every AI seat with nothing pending acts once (the only way an all-AI frame moves). */
 export const advanceFrame = (id: string) => http.post<{ acting_seats: string[] }>(`${one(id)}/advance`)
+
+const windowUrl = (id: string) => `/api/windows/${encodeURIComponent(id)}`
+/** Fire an open window now (409 when it is not open or the frame is paused). */
+export const fireWindow = (id: string) => http.post<{ window: FrameWindow }>(`${windowUrl(id)}/fire`)
+/** Cancel a window: its committed intentions go back to submitted. */
+export const cancelWindow = (id: string) => http.post<{ window: FrameWindow }>(`${windowUrl(id)}/cancel`)
 
 export const listPasses = (id: string) => http.get<PassInfo[]>(`${one(id)}/passes`)
 

@@ -235,9 +235,32 @@ export interface Seat {
   persona: Uuid
   name: string
   controller: SeatController
-  /** The player's user id (no name: the API does not expose it). */
+  /** The player's user id. */
   user: number | null
+  /** The player's username (null for an open or AI seat). */
+  player: string | null
   assistant: Uuid | null
+  /** The persona's avatar; '' when it has none. */
+  avatar_url: string
+}
+
+/** A seat as the invite page shows it: public face only, no truths but the universal one. */
+export interface InviteSeat {
+  id: Uuid
+  persona: Uuid
+  name: string
+  avatar_url: string
+  universal_truth: string
+  controller: SeatController
+  player: string | null
+}
+
+/** GET /api/frames/invite/{code}: what an invited (signed-in) user may read before joining. */
+export interface InvitePreview {
+  frame: { id: Uuid; name: string; production_name: string; status: FrameStatus; mode: FrameMode }
+  /** The seat the caller already holds in this frame, if any. */
+  my_seat: Uuid | null
+  seats: InviteSeat[]
 }
 
 export type LiquidStatus = 'submitted' | 'committed' | 'consumed' | 'withdrawn'
@@ -411,6 +434,8 @@ export type FrameMessage =
   | ({ type: `liquid.${'created' | 'updated' | 'analyzed' | 'committed' | 'consumed' | 'withdrawn'}`; liquid: Liquid } & Numbered)
   | ({ type: `window.${'opened' | 'fired' | 'cancelled' | 'done' | 'failed'}`; window: FrameWindow } & Numbered)
   | ({ type: 'outcome.created'; outcome: Outcome } & Numbered)
+  /** GM only, unnumbered: the guard's warnings on an outcome, after it was created. */
+  | { type: 'outcome.flagged'; outcome: Uuid; flags: OutcomeFlag[] }
   | ({ type: 'seat.changed'; seat: Seat } & Numbered)
   /** `windows`: the frame's open windows in their new state (when the server sends them). */
   | ({ type: 'frame.paused' | 'frame.resumed' | 'frame.closed'; status: FrameStatus; windows?: FrameWindow[] } & Numbered)

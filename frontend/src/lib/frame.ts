@@ -160,6 +160,10 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
     case 'outcome.created':
       if (state.outcomes.some((o) => o.id === msg.outcome.id)) return done({})
       return done({ outcomes: [...state.outcomes, msg.outcome].sort((a, b) => a.seq - b.seq) })
+    case 'outcome.flagged':
+      // The guard's warnings (GM only), after the outcome itself; an unknown outcome comes with the next re-read.
+      if (!state.outcomes.some((o) => o.id === msg.outcome)) return done({})
+      return done({ outcomes: state.outcomes.map((o) => (o.id === msg.outcome ? { ...o, flags: msg.flags } : o)) })
     case 'seat.changed': {
       const at = state.seats.findIndex((s) => s.id === msg.seat.id)
       const seats = at >= 0 ? state.seats.map((s, i) => (i === at ? msg.seat : s)) : [...state.seats, msg.seat]

@@ -7,7 +7,7 @@ import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
-import type { FrameMessage, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
+import type { FrameMessage, FrameWindow, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
 import {
   applyEvent,
   feedEntries,
@@ -150,6 +150,13 @@ export const useFrameStore = defineStore('frame', () => {
       keep({ ...l, status: 'withdrawn' })
     })
 
+  /** Give up my seat; the page then leaves (the socket closes with 4403). */
+  const leave = (seat = mySeatId.value) =>
+    run('leave', async () => {
+      if (!seat) throw new ApiError(403, 'You have no seat in this frame.')
+      await api.leaveFrame(fid(), seat)
+    })
+
   // ---- the GM ----
 
   const setSeat = (seat: Seat, input: SeatUpdateInput) =>
@@ -173,6 +180,13 @@ export const useFrameStore = defineStore('frame', () => {
       const { acting_seats } = await api.advanceFrame(fid())
       toasts.push(acting_seats.length ? `${acting_seats.length} AI character${acting_seats.length === 1 ? '' : 's'} acting.` : 'No AI character had anything to do.')
     })
+
+  /**
+   * Fire an open window now, or cancel it (its committed intentions go back to submitted).
+   * Like the controls, the socket brings the window's new state, this page included.
+   */
+  const fireWindow = (w: FrameWindow) => run(`fire:${w.id}`, async () => void (await api.fireWindow(w.id)))
+  const cancelWindow = (w: FrameWindow) => run(`cancel:${w.id}`, async () => void (await api.cancelWindow(w.id)))
 
   async function loadPasses(): Promise<void> {
     const id = frameId.value
@@ -223,10 +237,13 @@ export const useFrameStore = defineStore('frame', () => {
     edit,
     commit,
     withdraw,
+    leave,
     setSeat,
     rotateInvite,
     control,
     advance,
+    fireWindow,
+    cancelWindow,
     loadPasses,
     retryPass,
   }

@@ -3,6 +3,8 @@ import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as api from '@/api/frames'
 import type { FrameView, PassInfo } from '@/api/types'
+import { ApiError } from '@/api/http'
+import { useToastsStore } from '@/stores/toasts'
 import { FakeSocket } from '@/test/fakeSocket'
 import { makeFrameView, makeNarrative, makeOutcome, makeSeat, makeWindow, SEATS } from '@/test/factories'
 import FrameGmView from './FrameGmView.vue'
@@ -16,6 +18,8 @@ vi.mock('@/api/frames', () => ({
   controlFrame: vi.fn(),
   rotateInvite: vi.fn(),
   advanceFrame: vi.fn(),
+  fireWindow: vi.fn(),
+  cancelWindow: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
   inviteLink: (code: string) => `http://test/join/${code}`,
 }))
@@ -111,5 +115,42 @@ describe('FrameGmView', () => {
     await flushPromises()
     expect(w.find(q('gm-resume')).exists()).toBe(true)
     expect(w.find(`${q('gm-window')} ${q('window-countdown')}`).attributes('data-frozen')).toBe('true')
+  })
+
+  it('fires an open window now, its buttons held while the request runs', async () => {
+    const counting = makeWindow({ id: 'w2', seat: SEATS.alice, expires_at: new Date(Date.now() + 30_000).toISOString() })
+    const w = await mountView(gmView({ windows: [counting] }), [])
+    expect(w.find(q('gm-seat-player')).exists()).toBe(true)
+    let answer!: () => void
+    vi.mocked(api.fireWindow).mockReturnValue(new Promise((resolve) => (answer = () => resolve({ window: { ...counting, status: 'firing' } }))))
+    await w.find(q('gm-window-fire')).trigger('click')
+    expect(api.fireWindow).toHaveBeenCalledWith('w2')
+    expect(w.find(q('gm-window-fire')).attributes('disabled')).toBeDefined()
+    expect(w.find(q('gm-window-cancel')).attributes('disabled')).toBeDefined()
+    answer()
+    await flushPromises()
+    expect(w.find(q('gm-window-fire')).attributes('disabled')).toBeUndefined()
+    FakeSocket.last!.push({ type: 'window.fired', seq: 5, window: { ...counting, status: 'firing' } })
+    await flushPromises()
+    expect(w.find(q('gm-window-fire')).exists()).toBe(false)
+  })
+
+  it('cancels a window; a refusal becomes a toast', async () => {
+    const counting = makeWindow({ id: 'w2', seat: SEATS.alice, expires_at: new Date(Date.now() + 30_000).toISOString() })
+    const w = await mountView(gmView({ windows: [counting] }), [])
+    vi.mocked(api.cancelWindow).mockRejectedValue(new ApiError(409, 'This window is not open.'))
+    await w.find(q('gm-window-cancel')).trigger('click')
+    await flushPromises()
+    expect(api.cancelWindow).toHaveBeenCalledWith('w2')
+    expect(api.fireWindow).not.toHaveBeenCalled()
+    expect(useToastsStore().toasts.map((t) => t.message)).toContain('This window is not open.')
+  })
+
+  it('applies the guard’s late flags to an outcome', async () => {
+    const w = await mountView(gmView({ outcomes: [makeOutcome({ id: 'o1', seq: 3 })] }), [])
+    expect(w.find(q('outcome-flag')).exists()).toBe(false)
+    FakeSocket.last!.push({ type: 'outcome.flagged', outcome: 'o1', flags: [{ kind: 'secret', detail: 'Names the smuggler.' }] })
+    await flushPromises()
+    expect(w.find(q('outcome-flag')).exists()).toBe(true)
   })
 })

@@ -8,13 +8,15 @@ import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeSeat, SEATS 
 import FramePlayerView from './FramePlayerView.vue'
 
 const replace = vi.fn()
-vi.mock('vue-router', async (original) => ({ ...(await original<typeof import('vue-router')>()), useRouter: () => ({ replace }) }))
+const push = vi.fn()
+vi.mock('vue-router', async (original) => ({ ...(await original<typeof import('vue-router')>()), useRouter: () => ({ replace, push }) }))
 vi.mock('@/api/frames', () => ({
   getFrame: vi.fn(),
   submitLiquid: vi.fn(),
   editLiquid: vi.fn(),
   withdrawLiquid: vi.fn(),
   commitLiquid: vi.fn(),
+  leaveFrame: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
 }))
 
@@ -88,5 +90,18 @@ describe('FramePlayerView', () => {
     await flushPromises()
     expect(w.find(q('notice-paused')).text()).toContain('countdown is frozen')
     expect(w.find(q('frame-status')).text()).toContain('paused')
+  })
+
+  it('leaves the seat after confirming, and goes back to the frames', async () => {
+    const w = await mountView(makeFrameView())
+    vi.mocked(api.leaveFrame).mockResolvedValue(undefined)
+    await w.find(q('leave-seat')).trigger('click')
+    await flushPromises()
+    expect(api.leaveFrame).not.toHaveBeenCalled()
+    document.querySelector<HTMLButtonElement>(q('confirm-ok'))!.click()
+    await flushPromises()
+    expect(api.leaveFrame).toHaveBeenCalledWith('frame1', SEATS.alice)
+    expect(push).toHaveBeenCalledWith('/frames')
+    w.unmount()
   })
 })
