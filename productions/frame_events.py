@@ -100,3 +100,10 @@ def notify_audiences(frame_id: object, audiences: Audiences) -> None:
 def notify_presence(frame_id: object, seat_id: object, *, typing: bool) -> None:
     """Someone is typing for a seat: ephemeral, never numbered, never the text."""
     group_send(frame_group(frame_id), {"type": "presence", "seat": str(seat_id), "typing": typing})
+
+
+def notify_online(frame_id: object, seat_id: object, *, online: bool, hello: bool = False) -> None:
+    """A seat's player is here (a socket of theirs is open) or gone. `hello` comes from a
+    socket that just connected and asks the others to say they are here too."""
+    event = {"type": "presence", "seat": str(seat_id), "online": online}
+    group_send(frame_group(frame_id), {**event, "hello": True} if hello else event)

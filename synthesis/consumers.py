@@ -1,5 +1,5 @@
 """The frame socket: frame-wide events for everyone seated and the GM, a seat's private
-narrative stream for its player, everything for the GM; typing presence inbound."""
+narrative stream for its player, everything for the GM; typing and online presence."""
 
 from typing import Any
 
@@ -7,15 +7,13 @@ from channels.db import database_sync_to_async
 
 from lmix.errors import ApplicationError
 from lmix.realtime.consumers import GroupConsumer
-from productions.frame_events import notify_presence, socket_groups
+from productions.frame_events import notify_online, notify_presence, socket_groups
 from productions.selectors import frame_access
 
 
 class FrameConsumer(GroupConsumer):
     async def authorize(self, user: Any) -> list[str] | None:
-        access = await database_sync_to_async(frame_access)(
-            user=user, frame_id=self.scope["url_route"]["kwargs"]["frame_id"]
-        )
+        access = await database_sync_to_async(frame_access)(user=user, frame_id=self.frame_id)
         if access is None:
             return None
         self.seat_ids = {str(seat_id) for seat_id in access.seat_ids}
@@ -26,7 +24,40 @@ class FrameConsumer(GroupConsumer):
         seat = message.get("seat")
         if not isinstance(seat, str) or seat not in self.seat_ids:
             raise ApplicationError("You can only type for your own seat.")
-        frame_id = self.scope["url_route"]["kwargs"]["frame_id"]
-        notify_presence(frame_id, seat, typing=message.get("typing", True) is not False)
+        notify_presence(self.frame_id, seat, typing=message.get("typing", True) is not False)
 
     handlers = GroupConsumer.handlers | {"vapor": on_vapor}
+
+    # Who is here: kept by the sockets themselves, nothing stored. A socket says hello for
+    # its seats when it connects; the others answer that they are here too; one that closes
+    # says its seats are gone, and another socket of the same seat (a second tab) answers
+    # that it is still here.
+
+    async def connect(self) -> None:
+        await super().connect()
+        if self.live:
+            self.announce(hello=True)
+
+    async def disconnect(self, code: int) -> None:
+        was_live = getattr(self, "live", False)
+        await super().disconnect(code)
+        if was_live:
+            for seat in getattr(self, "seat_ids", ()):
+                notify_online(self.frame_id, seat, online=False)
+
+    async def group_event(self, event: dict[str, Any]) -> None:
+        await super().group_event(event)
+        payload = event["payload"]
+        if not self.live or payload.get("type") != "presence" or "online" not in payload:
+            return
+        mine = payload.get("seat") in self.seat_ids
+        if (payload.get("hello") and not mine) or (mine and payload["online"] is False):
+            self.announce()
+
+    def announce(self, *, hello: bool = False) -> None:
+        for seat in self.seat_ids:
+            notify_online(self.frame_id, seat, online=True, hello=hello)
+
+    @property
+    def frame_id(self) -> str:
+        return self.scope["url_route"]["kwargs"]["frame_id"]

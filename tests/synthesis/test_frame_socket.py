@@ -1,6 +1,8 @@
 """The frame socket: who may connect, which groups each reader is in, typing presence, and
 a kicked player's socket closing at once."""
 
+import asyncio
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -35,6 +37,29 @@ def scene():
     return frame, seats, logged_in_client(gm), alice_client, bob_client
 
 
+def online(message: dict) -> bool:
+    return message.get("type") == "presence" and "online" in message
+
+
+async def next_event(communicator: WebsocketCommunicator, timeout: float = 5) -> dict:
+    """The next message that is not online presence (sockets greet each other meanwhile)."""
+    while True:
+        message = await communicator.receive_json_from(timeout=timeout)
+        if not online(message):
+            return message
+
+
+async def hears_nothing(communicator: WebsocketCommunicator, timeout: float = 0.5) -> bool:
+    """Nothing but online presence arrives within `timeout`."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while (left := deadline - asyncio.get_running_loop().time()) > 0:
+        if await communicator.receive_nothing(timeout=left):
+            return True
+        if not online(await communicator.receive_json_from()):
+            return False
+    return True
+
+
 async def ready(communicator: WebsocketCommunicator) -> WebsocketCommunicator:
     connected, _ = await communicator.connect()
     assert connected
@@ -61,11 +86,11 @@ async def test_a_private_stream_reaches_its_player_and_the_gm_only():
     gm_socket, alice_socket, bob_socket = sockets
     narrative = Narrative(frame_id=frame.id, seat_id=seats[0].id)
     notify_narrative_token(narrative, index=0, delta="A-ONLY")
-    delta = await alice_socket.receive_json_from(timeout=5)
+    delta = await next_event(alice_socket)
     assert delta["delta"] == "A-ONLY" and delta["seat"] == str(seats[0].id)
     assert not delta["shared"]
-    assert await gm_socket.receive_json_from(timeout=5) == delta
-    assert await bob_socket.receive_nothing(timeout=0.5)
+    assert await next_event(gm_socket) == delta
+    assert await hears_nothing(bob_socket, 0.5)
     for communicator in sockets:
         await communicator.disconnect()
 
@@ -76,9 +101,9 @@ async def test_a_shared_narrative_streams_to_everyone_once():
     narrative = Narrative(frame_id=frame.id, seat_id=seats[0].id, shared=True)
     notify_narrative_token(narrative, index=0, delta="FOR-ALL")
     for communicator in sockets:
-        delta = await communicator.receive_json_from(timeout=5)
+        delta = await next_event(communicator)
         assert delta["delta"] == "FOR-ALL" and delta["shared"]
-        assert await communicator.receive_nothing(timeout=0.3)  # not twice (frame + GM)
+        assert await hears_nothing(communicator, 0.3)  # not twice (frame + GM)
     for communicator in sockets:
         await communicator.disconnect()
 
@@ -88,13 +113,13 @@ async def test_typing_shows_presence_to_others_never_the_text_and_only_for_ones_
     alice_socket = await ready(frame_socket(frame.id, alice))
     bob_socket = await ready(frame_socket(frame.id, bob))
     await alice_socket.send_json_to({"type": "vapor", "seat": str(seats[0].id), "text": "SECRET"})
-    presence = await bob_socket.receive_json_from(timeout=5)
+    presence = await next_event(bob_socket)
     assert presence == {"type": "presence", "seat": str(seats[0].id), "typing": True}
-    await alice_socket.receive_json_from(timeout=5)  # her own presence comes back too
+    await next_event(alice_socket)  # her own presence comes back too
     await alice_socket.send_json_to({"type": "vapor", "seat": str(seats[1].id)})
-    error = await alice_socket.receive_json_from(timeout=5)
+    error = await next_event(alice_socket)
     assert error["type"] == "error" and error["code"] == "rejected"
-    assert await bob_socket.receive_nothing(timeout=0.3)
+    assert await hears_nothing(bob_socket, 0.3)
     for communicator in (alice_socket, bob_socket):
         await communicator.disconnect()
 
@@ -108,8 +133,42 @@ async def test_a_kicked_player_socket_closes_at_once_and_the_others_stay():
     while closed["type"] != "websocket.close":  # the seat.changed event may come first
         closed = await alice_socket.receive_output(timeout=1)
     assert closed["code"] == 4403
-    changed = await bob_socket.receive_json_from(timeout=5)
+    changed = await next_event(bob_socket)
     assert changed["type"] == "seat.changed" and changed["seat"]["controller"] == "open"
     await bob_socket.send_json_to({"type": "ping"})
-    assert await bob_socket.receive_json_from(timeout=5) == {"type": "pong"}
+    assert await next_event(bob_socket) == {"type": "pong"}
+    await bob_socket.disconnect()
+
+
+async def test_players_see_who_is_here_even_with_a_second_tab_closing():
+    frame, seats, gm, alice, bob = await scene()
+    alice_seat, bob_seat = str(seats[0].id), str(seats[1].id)
+    alice_socket = await ready(frame_socket(frame.id, alice))
+    assert await alice_socket.receive_json_from(timeout=5) == {
+        "type": "presence",
+        "seat": alice_seat,
+        "online": True,
+        "hello": True,
+    }
+    bob_socket = await ready(frame_socket(frame.id, bob))
+    greeted = [await alice_socket.receive_json_from(timeout=5) for _ in range(2)]
+    assert {"type": "presence", "seat": bob_seat, "online": True, "hello": True} in greeted
+    # Bob learns that Alice is here: her socket answers his hello.
+    heard = [await bob_socket.receive_json_from(timeout=5) for _ in range(2)]
+    assert {"type": "presence", "seat": alice_seat, "online": True} in heard
+
+    second_tab = await ready(frame_socket(frame.id, alice))
+    await second_tab.disconnect()
+    # The closing tab says Alice is gone; her first tab answers that she is still here.
+    gone = {"type": "presence", "seat": alice_seat, "online": False}
+    while (message := await bob_socket.receive_json_from(timeout=5)) != gone:
+        assert online(message)  # the second tab's hello and the answers to it
+    here = {"type": "presence", "seat": alice_seat, "online": True}
+    while (message := await bob_socket.receive_json_from(timeout=5)) != here:
+        assert online(message)
+
+    await alice_socket.disconnect()
+    while (message := await bob_socket.receive_json_from(timeout=5)) != gone:
+        assert message["type"] == "presence"
+    assert await bob_socket.receive_nothing(timeout=0.5)  # nobody answers for her now
     await bob_socket.disconnect()

@@ -442,4 +442,5 @@ export type FrameMessage =
   | ({ type: 'pass.failed'; pass: PassSummary } & Numbered)
   | { type: 'narrative.token'; narrative: Uuid; seat: Uuid; index: number; delta: string; shared?: boolean }
   | { type: 'narrative.done'; narrative: Narrative }
-  | { type: 'presence'; seat: Uuid; typing: boolean }
+  /** Typing (`typing`), or whether a socket of the seat's player is open (`online`; `hello` asks others to answer). */
+  | { type: 'presence'; seat: Uuid; typing?: boolean; online?: boolean; hello?: boolean }

@@ -110,6 +110,19 @@ describe('frame store', () => {
     stop()
   })
 
+  it('knows who is here from the sockets’ greetings, apart from who is typing', async () => {
+    const { store, ws, stop } = await live(makeFrameView({ seq: 1 }))
+    ws.push({ type: 'presence', seat: SEATS.bob, typing: true })
+    ws.push({ type: 'presence', seat: SEATS.bob, online: true, hello: true })
+    await flushPromises()
+    expect([...store.online]).toEqual([SEATS.bob])
+    expect(Object.keys(store.typing)).toEqual([SEATS.bob]) // a greeting does not stop typing
+    ws.push({ type: 'presence', seat: SEATS.bob, online: false })
+    await flushPromises()
+    expect(store.online.size).toBe(0)
+    stop()
+  })
+
   it('submits for the player’s seat and keeps the newer copy when the answer arrives late', async () => {
     const { store, ws, stop } = await live(makeFrameView({ seq: 1 }))
     const draft = makeLiquid({ id: 'l1' })

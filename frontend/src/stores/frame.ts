@@ -31,6 +31,8 @@ export const useFrameStore = defineStore('frame', () => {
   const loadError = ref<ApiError | null>(null)
   /** Seat → when it was last heard typing (presence is ephemeral: never in a snapshot). */
   const typing = ref<Record<string, number>>({})
+  /** Seats whose player has a socket open now (sockets greet each other; never in a snapshot). */
+  const online = ref<Set<string>>(new Set())
   /** The action in flight ('submit', 'commit:<id>', 'pause'…), to disable its button. */
   const busy = ref<string | null>(null)
   const passes = ref<PassInfo[]>([])
@@ -85,6 +87,13 @@ export const useFrameStore = defineStore('frame', () => {
 
   /** Apply one in-order socket event; false asks the socket to re-read. */
   function apply(msg: FrameMessage): boolean {
+    if (msg.type === 'presence' && msg.online !== undefined) {
+      const next = new Set(online.value)
+      if (msg.online) next.add(msg.seat)
+      else next.delete(msg.seat)
+      online.value = next
+      return true
+    }
     if (msg.type === 'presence') {
       const next = { ...typing.value }
       if (msg.typing) next[msg.seat] = Date.now()
@@ -223,6 +232,7 @@ export const useFrameStore = defineStore('frame', () => {
     myLiquid,
     othersLiquid,
     typing,
+    online,
     loading,
     loadError,
     busy,
