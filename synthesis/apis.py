@@ -26,7 +26,14 @@ from . import liquid as liquid_services
 from .ai_seats import frame_advance
 from .medium import medium_pass_retry
 from .models import Liquid, Pass, Window
-from .selectors import frame_view, liquid_body, liquid_readable, pass_list, window_body
+from .selectors import (
+    frame_view,
+    liquid_body,
+    liquid_readable,
+    pass_list,
+    talk_body,
+    window_body,
+)
 from .serializers import (
     FrameCreateSerializer,
     FrameJoinSerializer,
@@ -34,7 +41,9 @@ from .serializers import (
     LiquidSubmitSerializer,
     SeatLeaveSerializer,
     SeatUpdateSerializer,
+    TalkSerializer,
 )
+from .talk import talk_post
 from .windows import window_cancel, window_fire_now
 
 FRAME_VIEW = OpenApiResponse(description="The frame as the caller may see it.")
@@ -287,3 +296,15 @@ class WindowCancelApi(APIView):
         """GM: cancel an open window; its intentions go back to their player, submitted."""
         window = window_cancel(window=_window_for_gm(request, window_id))
         return Response({"window": window_body(window)})
+
+
+class FrameTalkApi(APIView):
+    @extend_schema(request=TalkSerializer, responses={201: OpenApiResponse(description="Said.")})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """Table talk: say something out of character to everyone at the table (the GM and
+        the players). No pass ever reads it."""
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        data = TalkSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        talk = talk_post(access=access, user=request.user, text=data.validated_data["text"])
+        return Response(talk_body(talk), status=status.HTTP_201_CREATED)

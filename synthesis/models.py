@@ -257,3 +257,27 @@ class Narrative(models.Model):
 
     def __str__(self) -> str:
         return f"{self.status}: {self.text[:40]}"
+
+
+TALK_MAX = 1000
+
+
+class TableTalk(models.Model):
+    """An out-of-character message at the table (players and the GM): shown to everyone in
+    the frame, never read by any pass."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="table_talk")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.SET_NULL)
+    by_gm = models.BooleanField(default=False)
+    text = models.TextField(max_length=TALK_MAX)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:40]

@@ -11,7 +11,18 @@ from productions.frame_events import seat_body
 from productions.models import Frame, LiquidVisibility
 from productions.selectors import FrameAccess, seats_load
 
-from .models import Liquid, LiquidStatus, Narrative, Outcome, Pass, Window, WindowStatus
+from .models import (
+    Liquid,
+    LiquidStatus,
+    Narrative,
+    Outcome,
+    Pass,
+    TableTalk,
+    Window,
+    WindowStatus,
+)
+
+TALK_KEPT = 200  # the newest table talk a snapshot holds
 
 
 def liquid_readable(access: FrameAccess, liquid: Liquid) -> bool:
@@ -93,6 +104,23 @@ def window_body(window: Window) -> dict[str, Any]:
     }
 
 
+def talk_body(talk: TableTalk) -> dict[str, Any]:
+    return {
+        "id": str(talk.pk),
+        "seat": str(talk.seat_id) if talk.seat_id else None,
+        "author": talk.author.username if talk.author_id else None,
+        "gm": talk.by_gm,
+        "text": talk.text,
+        "created_at": talk.created_at.isoformat(),
+    }
+
+
+def talk_recent(*, frame_id: object) -> list[dict[str, Any]]:
+    """The newest TALK_KEPT table-talk messages, oldest first."""
+    newest = TableTalk.objects.filter(frame_id=frame_id).select_related("author")
+    return [talk_body(t) for t in list(newest.order_by("-created_at", "-id")[:TALK_KEPT])[::-1]]
+
+
 def frame_view(access: FrameAccess) -> dict[str, Any]:
     """GET /api/frames/{id}: this reader's snapshot. `seq` is read first, so an event after
     it may also be in the snapshot (the client drops it as stale), but none before it can
@@ -125,6 +153,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "outcomes": [outcome_body(o, gm=access.is_gm) for o in Outcome.objects.filter(frame=frame)],
         "narratives": [narrative_body(n) for n in narratives],
         "windows": [window_body(w) for w in windows],
+        "talk": talk_recent(frame_id=frame.pk),
     }
 
 

@@ -7,7 +7,7 @@ from lmix.serializers import OwnedRelatedField
 from productions.frame_services import MAX_TEMPO
 from productions.models import FrameMode, LiquidVisibility, SeatController
 
-from .models import LIQUID_MAX
+from .models import LIQUID_MAX, TALK_MAX
 
 
 class FrameCreateSerializer(serializers.Serializer):
@@ -47,3 +47,7 @@ class LiquidSubmitSerializer(serializers.Serializer):
 
 class LiquidEditSerializer(serializers.Serializer):
     content = serializers.CharField(max_length=LIQUID_MAX)
+
+
+class TalkSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=TALK_MAX)

@@ -38,6 +38,7 @@ class FrameState:
         self.windows = {w["id"]: w for w in snapshot["windows"]}
         self.narratives = {n["id"]: n for n in snapshot["narratives"]}
         self.failed_passes: list[dict] = []
+        self.talk = list(snapshot["talk"])
         # Windows first heard of by an event other than their start (a client in sync
         # from before they existed should have been told when they started).
         self.unannounced: list[str] = []
@@ -72,6 +73,8 @@ class FrameState:
             self.status = event["status"]
             for window in event["windows"]:  # frozen or running again: countdowns in step
                 self.windows[window["id"]] = window
+        elif kind == "talk.created":
+            self.talk.append(event["talk"])
         elif kind == "pass.failed":
             self.failed_passes.append(event["pass"])
         elif kind == "narrative.token":
@@ -104,6 +107,7 @@ class FrameState:
             "outcomes": self.outcomes,
             "windows": {k: w for k, w in self.windows.items() if w["status"] in LIVE_WINDOWS},
             "narratives": self.narratives,
+            "talk": self.talk,
         }
 
 
@@ -195,6 +199,7 @@ async def test_a_snapshot_plus_the_events_after_it_equals_a_fresh_snapshot(ai_wo
 
     # Round one: an intention revised, another withdrawn, both committed; the GM pauses,
     # resumes, and takes Tony from his assistant and gives him back.
+    await act(bob, "post", f"/api/frames/{frame.id}/talk", {"text": "Ready when you are."})
     mine = await act(alice, "post", liquid_url, {"seat": alice_seat, "content": "I wave."})
     await act(alice, "patch", f"/api/liquid/{mine['id']}", {"content": "I stab at Bob."})
     await act(alice, "post", f"/api/liquid/{mine['id']}/commit")
