@@ -11,6 +11,7 @@ import type {
   PassStatus,
   Seat,
   SeatUpdateInput,
+  TalkMessage,
 } from './types'
 
 const base = '/api/frames'
@@ -60,6 +61,9 @@ export const retryPass = (passId: string) =>
   http.post<{ id: string; status: PassStatus }>(`/api/passes/${encodeURIComponent(passId)}/retry`)
 
 // ---- liquid ----
+
+/** Table talk: out of character, to everyone at the table; no pass reads it. */
+export const sayAtTable = (frameId: string, text: string) => http.post<TalkMessage>(`${one(frameId)}/talk`, { text })
 
 export const submitLiquid = (frameId: string, seat: string, content: string) =>
   http.post<Liquid>(`${one(frameId)}/liquid`, { seat, content })

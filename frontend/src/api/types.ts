@@ -364,6 +364,19 @@ export interface FrameView {
   outcomes: Outcome[]
   narratives: Narrative[]
   windows: FrameWindow[]
+  /** Table talk, oldest first (the newest 200). Older servers leave it out. */
+  talk?: TalkMessage[]
+}
+
+/** An out-of-character message at the table: everyone in the frame reads it, no pass does. */
+export interface TalkMessage {
+  id: Uuid
+  /** The speaker's seat; null for the GM. */
+  seat: Uuid | null
+  author: string | null
+  gm: boolean
+  text: string
+  created_at: string
 }
 
 export interface FrameCreateInput {
@@ -440,6 +453,7 @@ export type FrameMessage =
   /** `windows`: the frame's open windows in their new state (when the server sends them). */
   | ({ type: 'frame.paused' | 'frame.resumed' | 'frame.closed'; status: FrameStatus; windows?: FrameWindow[] } & Numbered)
   | ({ type: 'pass.failed'; pass: PassSummary } & Numbered)
+  | ({ type: 'talk.created'; talk: TalkMessage } & Numbered)
   | { type: 'narrative.token'; narrative: Uuid; seat: Uuid; index: number; delta: string; shared?: boolean }
   | { type: 'narrative.done'; narrative: Narrative }
   /** Typing (`typing`), or whether a socket of the seat's player is open (`online`; `hello` asks others to answer). */

@@ -148,6 +148,21 @@ describe('applying events', () => {
   })
 })
 
+describe('table talk', () => {
+  it('adds each message once, in the order said, and a snapshot brings them back', () => {
+    const hi = { id: 't1', seat: SEATS.bob, author: 'bob', gm: false, text: 'brb', created_at: '2025-01-01T00:00:01Z' }
+    const gm = { id: 't2', seat: null, author: 'gm', gm: true, text: 'Ten minutes.', created_at: '2025-01-01T00:00:02Z' }
+    const state = play(fromSnapshot(makeFrameView({ seq: 1 })), [
+      { type: 'talk.created', talk: hi, seq: 2 },
+      { type: 'talk.created', talk: gm, seq: 3 },
+      { type: 'talk.created', talk: hi, seq: 4 }, // the same message again (a local copy raced it)
+    ])
+    expect(state.talk.map((t) => t.id)).toEqual(['t1', 't2'])
+    expect(fromSnapshot(makeFrameView({ talk: [hi, gm] })).talk).toEqual(state.talk)
+    expect(fromSnapshot(makeFrameView()).talk).toEqual([]) // a server without table talk
+  })
+})
+
 describe('re-reading mid-stream', () => {
   it('keeps deltas streamed past the checkpoint, and replaying them does not double the text', () => {
     let local = fromSnapshot(makeFrameView({ seq: 4, narratives: [makeNarrative({ id: 'n1' })] }))

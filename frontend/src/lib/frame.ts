@@ -14,10 +14,11 @@ import type {
   Outcome,
   PassSummary,
   Seat,
+  TalkMessage,
   WindowStatus,
 } from '@/api/types'
 
-export type FrameInfo = Omit<FrameView, 'seq' | 'seats' | 'liquid' | 'outcomes' | 'narratives' | 'windows'>
+export type FrameInfo = Omit<FrameView, 'seq' | 'seats' | 'liquid' | 'outcomes' | 'narratives' | 'windows' | 'talk'>
 
 export interface FrameState {
   info: FrameInfo
@@ -35,6 +36,8 @@ export interface FrameState {
   failedPasses: Record<string, PassSummary>
   /** Seat → the window an interrupt cancelled, until that seat's narrative arrives. */
   interrupted: Record<string, string>
+  /** Table talk, oldest first. */
+  talk: TalkMessage[]
 }
 
 /** What applying one event did: the new state, and whether the state must be re-read. */
@@ -47,7 +50,7 @@ export const LIVE_WINDOWS: readonly WindowStatus[] = ['open', 'firing', 'failed'
 const byId = <T extends { id: string }>(rows: T[]): Record<string, T> => Object.fromEntries(rows.map((r) => [r.id, r]))
 
 export function fromSnapshot(view: FrameView): FrameState {
-  const { seq, seats, liquid, outcomes, narratives, windows, ...info } = view
+  const { seq, seats, liquid, outcomes, narratives, windows, talk, ...info } = view
   return {
     info,
     seq,
@@ -58,6 +61,7 @@ export function fromSnapshot(view: FrameView): FrameState {
     windows: byId(windows.filter((w) => LIVE_WINDOWS.includes(w.status))),
     failedPasses: {},
     interrupted: {},
+    talk: [...(talk ?? [])],
   }
 }
 
@@ -179,6 +183,9 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
       for (const w of msg.windows) windows = setWindow({ ...state, windows }, w)
       return done({ info, windows })
     }
+    case 'talk.created':
+      if (state.talk.some((t) => t.id === msg.talk.id)) return done({})
+      return done({ talk: [...state.talk, msg.talk] })
     case 'pass.failed':
       return done({ failedPasses: { ...state.failedPasses, [msg.pass.id]: msg.pass } })
     case 'narrative.token': {

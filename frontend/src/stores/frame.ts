@@ -166,6 +166,15 @@ export const useFrameStore = defineStore('frame', () => {
       await api.leaveFrame(fid(), seat)
     })
 
+  /** Table talk (out of character): shown at once, the socket's copy is the same message. */
+  const say = (text: string) =>
+    run('talk', async () => {
+      const said = await api.sayAtTable(fid(), text)
+      if (state.value && !state.value.talk.some((t) => t.id === said.id)) {
+        state.value = { ...state.value, talk: [...state.value.talk, said] }
+      }
+    })
+
   // ---- the GM ----
 
   const setSeat = (seat: Seat, input: SeatUpdateInput) =>
@@ -248,6 +257,7 @@ export const useFrameStore = defineStore('frame', () => {
     commit,
     withdraw,
     leave,
+    say,
     setSeat,
     rotateInvite,
     control,
