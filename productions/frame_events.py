@@ -39,6 +39,12 @@ def seat_group(frame_id: object, seat_id: object) -> str:
     return f"frame.{frame_id}.seat.{seat_id}"
 
 
+def spectator_group(frame_id: object) -> str:
+    """Spectators' sockets: the public events only (outcomes, windows, seats, the frame's
+    status), never liquid, a narrative or table talk."""
+    return f"frame.{frame_id}.spectators"
+
+
 def socket_groups(access: FrameAccess) -> list[str]:
     """The groups a socket joins: the frame's, and the GM's or its player's seats'."""
     frame_id = access.frame.pk
@@ -83,10 +89,13 @@ def next_seq(frame_id: object) -> int:
     return row[0]
 
 
-def notify_frame(frame_id: object, event: dict[str, Any]) -> None:
-    """A frame-wide event, the same for everyone: numbered now, sent after commit."""
+def notify_frame(frame_id: object, event: dict[str, Any], *, public: bool = True) -> None:
+    """A frame-wide event, the same for everyone: numbered now, sent after commit; to the
+    spectators too when it is `public` (their sequence has holes: they skip the rest)."""
     event["seq"] = next_seq(frame_id)
     group_send_on_commit(frame_group(frame_id), event)
+    if public:
+        group_send_on_commit(spectator_group(frame_id), event)
 
 
 def notify_audiences(frame_id: object, audiences: Audiences) -> None:

@@ -175,6 +175,20 @@ def invite_rotate(*, frame: Frame) -> Frame:
     return frame
 
 
+@transaction.atomic
+def spectators_set(*, frame: Frame, enabled: bool) -> Frame:
+    """The GM lets spectators watch (a new link each time) or stops them: every open
+    spectator socket closes, and the old link shows nothing any more."""
+    from .frame_events import spectator_group
+
+    frame = Frame.objects.select_for_update().get(pk=frame.pk)
+    if frame.spectator_code:
+        revoke_on_commit(spectator_group(frame.pk))
+    frame.spectator_code = new_invite_code() if enabled else None
+    frame.save(update_fields=["spectator_code", "updated_at"])
+    return frame
+
+
 def _revoke_player(frame: Frame, user_id: object) -> None:
     """Once committed, that user's sockets on the frame close (the GM keeps theirs)."""
     if user_id == frame.owner_id:

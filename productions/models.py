@@ -179,6 +179,8 @@ class Frame(Owned):
         LLMModel, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
+    # A link to watch the outcomes only, while the GM allows it (None: no spectators).
+    spectator_code = models.CharField(max_length=32, unique=True, null=True, blank=True)
     seq = models.BigIntegerField(default=0)  # the last frame-wide event's number
 
     def __str__(self) -> str:

@@ -159,3 +159,10 @@ def invite_preview(*, user: AbstractBaseUser, invite_code: str) -> dict[str, Any
             for seat in seats
         ],
     }
+
+
+def spectated_frame(*, code: str) -> Frame | None:
+    """The frame a spectator link shows, while the GM allows it."""
+    if not code:
+        return None
+    return Frame.objects.filter(spectator_code=code).select_related("production").first()

@@ -20,6 +20,7 @@ from productions.selectors import (
     frame_list,
     invite_preview,
     production_get,
+    spectated_frame,
 )
 
 from . import liquid as liquid_services
@@ -31,6 +32,7 @@ from .selectors import (
     liquid_body,
     liquid_readable,
     pass_list,
+    spectator_view,
     talk_body,
     window_body,
 )
@@ -41,6 +43,7 @@ from .serializers import (
     LiquidSubmitSerializer,
     SeatLeaveSerializer,
     SeatUpdateSerializer,
+    SpectatorsSerializer,
     TalkSerializer,
 )
 from .talk import talk_post
@@ -308,3 +311,31 @@ class FrameTalkApi(APIView):
         data.is_valid(raise_exception=True)
         talk = talk_post(access=access, user=request.user, text=data.validated_data["text"])
         return Response(talk_body(talk), status=status.HTTP_201_CREATED)
+
+
+class FrameSpectatorsApi(APIView):
+    @extend_schema(request=SpectatorsSerializer, responses={200: OpenApiResponse()})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """GM: let spectators watch the outcomes through a new link (`enabled` true), or
+        stop them (false): open spectator sockets close and the old link shows nothing."""
+        access = _gm_access(request, frame_id)
+        data = SpectatorsSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        frame = frame_services.spectators_set(
+            frame=access.frame, enabled=data.validated_data["enabled"]
+        )
+        return Response({"spectator_code": frame.spectator_code})
+
+
+class SpectateApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="The scene.")})
+    def get(self, request: Request, code: str) -> Response:
+        """Watch a frame with the GM's spectator link: its seats, outcomes and windows —
+        never anyone's intentions, narratives or table talk."""
+        frame = spectated_frame(code=code)
+        if frame is None:
+            raise ApplicationError(
+                "This spectator link is not valid (any more). Ask the GM for a new one.",
+                status_code=404,
+            )
+        return Response(spectator_view(frame))

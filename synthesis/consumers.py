@@ -7,8 +7,13 @@ from channels.db import database_sync_to_async
 
 from lmix.errors import ApplicationError
 from lmix.realtime.consumers import GroupConsumer
-from productions.frame_events import notify_online, notify_presence, socket_groups
-from productions.selectors import frame_access
+from productions.frame_events import (
+    notify_online,
+    notify_presence,
+    socket_groups,
+    spectator_group,
+)
+from productions.selectors import frame_access, spectated_frame
 
 
 class FrameConsumer(GroupConsumer):
@@ -61,3 +66,13 @@ class FrameConsumer(GroupConsumer):
     @property
     def frame_id(self) -> str:
         return self.scope["url_route"]["kwargs"]["frame_id"]
+
+
+class SpectatorConsumer(GroupConsumer):
+    """A spectator's socket (the GM's spectator link): the public events only. Stopping or
+    renewing the link revokes it at once; a ping re-checks the link as a backstop."""
+
+    async def authorize(self, user: Any) -> list[str] | None:
+        code = self.scope["url_route"]["kwargs"]["code"]
+        frame = await database_sync_to_async(spectated_frame)(code=code)
+        return [spectator_group(frame.pk)] if frame is not None else None

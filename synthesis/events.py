@@ -12,6 +12,7 @@ from productions.frame_events import (
     notify_audiences,
     notify_frame,
     seat_group,
+    spectator_group,
 )
 from productions.models import Frame, LiquidVisibility, Seat
 
@@ -70,10 +71,9 @@ def notify_outcome(outcome: Outcome) -> None:
     takes `outcome.seq` with `next_seq`."""
     from .selectors import outcome_body
 
-    group_send_on_commit(
-        frame_group(outcome.frame_id),
-        {"type": "outcome.created", "seq": outcome.seq, "outcome": outcome_body(outcome)},
-    )
+    event = {"type": "outcome.created", "seq": outcome.seq, "outcome": outcome_body(outcome)}
+    for group in (frame_group(outcome.frame_id), spectator_group(outcome.frame_id)):
+        group_send_on_commit(group, event)
     # The GM's alone, so outside the frame's sequence: sent right after the outcome it
     # annotates (the GM's snapshot holds it too).
     if outcome.flags:

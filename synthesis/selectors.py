@@ -148,12 +148,35 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "is_gm": access.is_gm,
         "my_seats": sorted(str(seat_id) for seat_id in access.seat_ids),
         "invite_code": frame.invite_code if access.is_gm else None,
+        "spectator_code": frame.spectator_code if access.is_gm else None,
         "seats": [seat_body(seat) for seat in seats],
         "liquid": [liquid_body(x, readable=liquid_readable(access, x)) for x in live_liquid],
         "outcomes": [outcome_body(o, gm=access.is_gm) for o in Outcome.objects.filter(frame=frame)],
         "narratives": [narrative_body(n) for n in narratives],
         "windows": [window_body(w) for w in windows],
         "talk": talk_recent(frame_id=frame.pk),
+    }
+
+
+def spectator_view(frame: Frame) -> dict[str, Any]:
+    """GET /api/spectate/{code}: what a spectator sees — the seats, every outcome and the
+    live windows; never liquid, a narrative or table talk. `seq` is read first, as in
+    `frame_view`; a spectator's events skip the numbers of what it may not see."""
+    seq = Frame.objects.values_list("seq", flat=True).get(pk=frame.pk)
+    windows = Window.objects.filter(
+        frame=frame, status__in=[WindowStatus.OPEN, WindowStatus.FIRING, WindowStatus.FAILED]
+    )
+    return {
+        "id": str(frame.pk),
+        "name": frame.name,
+        "production_name": frame.production.name,
+        "status": frame.status,
+        "mode": frame.mode,
+        "tempo": frame.tempo,
+        "seq": seq,
+        "seats": [seat_body(seat) for seat in seats_load(frame=frame)],
+        "outcomes": [outcome_body(o) for o in Outcome.objects.filter(frame=frame)],
+        "windows": [window_body(w) for w in windows],
     }
 
 

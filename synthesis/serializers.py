@@ -51,3 +51,7 @@ class LiquidEditSerializer(serializers.Serializer):
 
 class TalkSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=TALK_MAX)
+
+
+class SpectatorsSerializer(serializers.Serializer):
+    enabled = serializers.BooleanField()

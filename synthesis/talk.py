@@ -29,5 +29,5 @@ def talk_post(*, access: FrameAccess, user: AbstractBaseUser, text: str) -> Tabl
     talk = TableTalk.objects.create(
         frame=access.frame, author=user, seat_id=seat_id, by_gm=access.is_gm, text=text
     )
-    notify_frame(access.frame.pk, {"type": "talk.created", "talk": talk_body(talk)})
+    notify_frame(access.frame.pk, {"type": "talk.created", "talk": talk_body(talk)}, public=False)
     return talk

@@ -49,6 +49,14 @@ urlpatterns = [
     re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
     re_path(rf"^frames/{FRAME}/liquid/?$", apis.FrameLiquidApi.as_view(), name="frame-liquid"),
     re_path(rf"^frames/{FRAME}/talk/?$", apis.FrameTalkApi.as_view(), name="frame-talk"),
+    re_path(
+        rf"^frames/{FRAME}/spectators/?$",
+        apis.FrameSpectatorsApi.as_view(),
+        name="frame-spectators",
+    ),
+    re_path(
+        r"^spectate/(?P<code>[A-Za-z0-9_-]{1,64})/?$", apis.SpectateApi.as_view(), name="spectate"
+    ),
     re_path(rf"^liquid/{LIQUID}/?$", apis.LiquidDetailApi.as_view(), name="liquid-detail"),
     re_path(rf"^windows/{WINDOW}/fire/?$", apis.WindowFireApi.as_view(), name="window-fire"),
     re_path(rf"^windows/{WINDOW}/cancel/?$", apis.WindowCancelApi.as_view(), name="window-cancel"),

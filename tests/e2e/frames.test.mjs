@@ -1,0 +1,695 @@
+/**
+ * Frames: live multiplayer play in several browsers against one server (issue 8, "Tests").
+ *
+ * "the GM creates a frame and copies the invite; two players join from their own browsers,
+ * take seats, write, see the soft verdict, commit, watch the countdown, and receive the same
+ * outcome; each sees only their own narrative stream; the GM page shows both. A player
+ * reloads mid-narrative and the text continues without loss or duplication. The GM pauses
+ * (countdowns freeze), resumes, and kicks a seat (that browser stops receiving). The player
+ * page at 390 × 844 has no horizontal scroll."
+ *
+ * Set-up (world, scenario, personas, assistants on the offline narrator, the production)
+ * goes through the REST API; the frame, the invite, the seats and the play through the UI.
+ *
+ * What is private here: the flesh. Outcomes (the bones: who did what) are shared with the
+ * whole table by design, and the offline narrator's bones repeat each action as written, so
+ * a player's marker does reach the other players — inside the outcome feed and nowhere else.
+ * The checks say exactly that: the other's marker appears only in outcome entries (of the page
+ * and of the socket's `outcome.created` events), and the other's narrative — its id, its
+ * stream, its text — never reaches the page or the socket.
+ *
+ * Windows are short: tempo 0.4 makes a −2 intention (a dozen words or fewer) a 3 s window and
+ * a −1 one (more words) 9 s. The narrator streams one delta per 0.2 s (below), so a
+ * narrative takes a few seconds and a reload can land in the middle of one.
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import {
+  TIMEOUT,
+  api,
+  e2e,
+  eventually,
+  expectCount,
+  expectPath,
+  expectText,
+  expectVisible,
+  signUp,
+  unique,
+  useLmix,
+} from './harness.mjs'
+
+// The harness hands this to the server it starts (in `before`): slow enough to reload in
+// the middle of a narrative, fast enough for the whole file to take a couple of minutes.
+process.env.LMIX_OFFLINE_STREAM_DELAY = process.env.FRAMES_E2E_STREAM_DELAY ?? '0.2'
+
+const lmix = useLmix()
+
+const TEMPO = '0.4'
+const CAST = [
+  { key: 'alice', name: 'Alice Thompson' },
+  { key: 'bob', name: 'Bob Marsh' },
+  { key: 'carol', name: 'Carol Vance' }, // played by AI
+]
+const mark = (who) => `${who}-MARK-${unique('x').slice(2)}`
+
+// --- in-page recording ------------------------------------------------------------------------
+
+/**
+ * Installed in every page of a context before its scripts run (so it survives a reload):
+ * records every text the composer's countdown shows and every state of every narrative
+ * (status and text), from a MutationObserver, so nothing fast is missed.
+ */
+function recorder() {
+  const rec = (window.__rec = { countdowns: [], narratives: {} })
+  const sample = () => {
+    for (const el of document.querySelectorAll('[data-testid="composer"] [data-testid="window-countdown"]')) {
+      const text = (el.textContent ?? '').trim()
+      if (rec.countdowns[rec.countdowns.length - 1] !== text) rec.countdowns.push(text)
+    }
+    for (const el of document.querySelectorAll('[data-testid="feed-narrative"]')) {
+      const id = el.getAttribute('data-narrative-id')
+      const status = el.getAttribute('data-status')
+      const text = el.querySelector('[data-testid="narrative-text"]')?.textContent ?? ''
+      const list = (rec.narratives[id] ??= [])
+      const last = list[list.length - 1]
+      if (!last || last.status !== status || last.text !== text) list.push({ status, text })
+    }
+  }
+  new MutationObserver(sample).observe(document, { subtree: true, childList: true, characterData: true, attributes: true })
+}
+
+const recorded = (page) => page.evaluate(() => window.__rec ?? { countdowns: [], narratives: {} })
+
+/** Record what the page's frame sockets receive (parsed), from now on. */
+function recordSocket(page) {
+  const frames = []
+  page.on('websocket', (ws) => {
+    if (!ws.url().includes('/ws/frames/')) return
+    ws.on('framereceived', ({ payload }) => {
+      const raw = typeof payload === 'string' ? payload : payload.toString('utf8')
+      let msg = null
+      try {
+        msg = JSON.parse(raw)
+      } catch {
+        /* not JSON */
+      }
+      frames.push({ raw, msg })
+    })
+  })
+  return frames
+}
+
+/** Make a context's pages record (countdowns, narratives, socket frames). */
+async function instrument(context, page) {
+  await context.addInitScript(recorder)
+  return recordSocket(page)
+}
+
+/** Another person's browser: a fresh context (own cookies), recorded, closed by the caller. */
+async function openBrowser(suite, { viewport = { width: 1366, height: 900 } } = {}) {
+  const context = await suite.browser.newContext({ baseURL: suite.baseURL, viewport })
+  context.setDefaultTimeout(TIMEOUT)
+  context.setDefaultNavigationTimeout(30_000)
+  const page = await context.newPage()
+  const errors = []
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text())
+  })
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+  const frames = await instrument(context, page)
+  return { context, page, errors, frames }
+}
+
+/** On a failure, the harness shoots the test's own page; this shoots the other browsers. */
+async function shootOthers(suite, label, people) {
+  for (const [who, person] of Object.entries(people)) {
+    if (!person?.page) continue
+    const file = path.join(suite.dataDir, `${label.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${who}.png`)
+    try {
+      await person.page.screenshot({ path: file, fullPage: true, timeout: 10_000 })
+      process.stderr.write(`[e2e] ${who}'s page: ${person.page.url()}\n[e2e] ${who}'s screenshot: ${file}\n`)
+      if (person.errors?.length) process.stderr.write(`[e2e] ${who}'s console errors:\n  ${person.errors.slice(-10).join('\n  ')}\n`)
+    } catch {
+      /* the page may be gone */
+    }
+  }
+}
+
+/** The harness's `step`, also shooting the other browsers when it fails. */
+const shootingStep = (suite, harnessStep, people) => (name, fn, opts) =>
+  harnessStep(
+    name,
+    async () => {
+      try {
+        await fn()
+      } catch (error) {
+        await shootOthers(suite, name, people)
+        throw error
+      }
+    },
+    opts,
+  )
+
+// --- page helpers -------------------------------------------------------------------------------
+
+const composer = (page) => page.getByTestId('composer')
+const myLiquidCard = (page, text) => composer(page).getByTestId('liquid-card').filter({ hasText: text })
+
+/** Write an intention, submit it, and wait for its soft verdict; returns the card. */
+async function writeIntention(page, text) {
+  const input = page.getByTestId('composer-input')
+  await expectVisible(input)
+  await input.fill(text)
+  await page.getByTestId('composer-submit').click()
+  const card = myLiquidCard(page, text)
+  await expectVisible(card)
+  assert.equal(await card.getAttribute('data-status'), 'submitted')
+  const verdict = card.locator('[data-testid="soft-verdict"]:not([data-pending])')
+  await expectVisible(verdict)
+  await expectVisible(verdict.getByTestId('pscale-chip'))
+  await expectText(verdict.getByTestId('verdict-window'), /window \d+ s/)
+  await expectText(verdict.getByTestId('verdict-refined'), text.split(' ').pop().replace(/\.$/, ''))
+  return card
+}
+
+/** Commit the intention (its card) and wait for its countdown. */
+async function commit(page, card) {
+  await card.getByTestId('liquid-commit').click()
+  await eventually(
+    async () => {
+      const status = await card.getAttribute('data-status', { timeout: 1000 })
+      if (status !== 'committed') throw new Error(`status is ${status}`)
+    },
+    { message: 'the intention was not committed' },
+  )
+}
+
+/** Seconds shown by a countdown's text ("3 s" → 3), or null ("writing the scene…"). */
+const seconds = (text) => {
+  const m = /(\d+) s\b/.exec(text ?? '')
+  return m ? Number(m[1]) : null
+}
+
+/**
+ * The feed's narrative of `seat` holding `marker` (or its last one, without a marker), once
+ * done; returns {id, text, locator}.
+ */
+async function narrativeDone(page, seat, marker, { timeout = 45_000 } = {}) {
+  const all = page.locator(`[data-testid="feed-narrative"][data-seat="${seat}"]`)
+  const el = marker ? all.filter({ hasText: marker }) : all.last()
+  await eventually(
+    async () => {
+      if (!(await el.count())) throw new Error('no such narrative yet')
+      const status = await el.first().getAttribute('data-status', { timeout: 1000 })
+      if (status === 'failed') throw Object.assign(new Error('the narrative failed'), { fatal: true })
+      if (status !== 'done') throw new Error(`status is ${status}`)
+    },
+    { timeout, message: `the narrative ${marker ? `holding ${marker} ` : ''}did not finish` },
+  )
+  const id = await el.first().getAttribute('data-narrative-id')
+  const text = (await el.first().getByTestId('narrative-text').textContent()).trim()
+  return { id, text, locator: el.first() }
+}
+
+/** The outcome entry holding `marker` (waits for it); returns {id, text}. */
+async function outcomeWith(page, marker, { timeout = 45_000 } = {}) {
+  const el = page.getByTestId('feed-outcome').filter({ hasText: marker })
+  await expectVisible(el, { timeout })
+  await expectText(el.first().getByTestId('result-chip'), 'success')
+  return { id: await el.first().getAttribute('data-outcome-id'), text: (await el.first().innerText()).trim() }
+}
+
+/** Assert the narrative was watched growing by appending, ending in `finalText`. */
+function assertStreamed(samples, finalText, what) {
+  const live = samples.filter((s) => s.status === 'streaming' && s.text)
+  const summary = JSON.stringify(samples.map((s) => [s.status, s.text.length]))
+  assert.ok(new Set(live.map((s) => s.text.length)).size >= 2, `${what}: not watched streaming; samples [status, length]: ${summary}`)
+  for (let i = 1; i < live.length; i++) assert.ok(live[i].text.startsWith(live[i - 1].text), `${what}: grew by other than appending: ${summary}`)
+  for (const s of live) assert.ok(finalText.startsWith(s.text.trim()), `${what}: a streamed state is not a prefix of the final text: ${summary}`)
+}
+
+/** The page's HTML without its outcome entries (the bones everyone shares). */
+const htmlWithoutOutcomes = (page) =>
+  page.evaluate(() => {
+    const root = document.documentElement.cloneNode(true)
+    for (const el of root.querySelectorAll('[data-testid="feed-outcome"]')) el.remove()
+    return root.outerHTML
+  })
+
+/** Sentences of a prose (for "nothing said twice"). */
+const sentences = (text) => text.match(/[^.!?…]+[.!?…]+["”’]?/g)?.map((s) => s.trim()).filter(Boolean) ?? [text]
+
+/** Poll `read` for `forMs` and fail at once if it changes; resolves with the value held. */
+async function expectSteady(read, forMs, what) {
+  const first = await read()
+  const until = Date.now() + forMs
+  await eventually(
+    async () => {
+      const now = await read()
+      if (now !== first) throw Object.assign(new Error(`${what} changed from ${JSON.stringify(first)} to ${JSON.stringify(now)}`), { fatal: true })
+      if (Date.now() < until) throw new Error('still watching')
+    },
+    { timeout: forMs + TIMEOUT, interval: 150, message: `${what} did not hold still` },
+  )
+  return first
+}
+
+const countdownText = (locator) => locator.first().innerText({ timeout: 2000 }).then((t) => t.trim())
+
+// --- set-up through the API ------------------------------------------------------------------
+
+/** World, scenario, personas and assistants on the offline narrator, and a production. */
+async function createCast(page, cast) {
+  const world = await api(page, 'POST', '/api/worlds', { name: unique('World'), description: 'A rainy harbour town.' })
+  const scenario = await api(page, 'POST', '/api/scenarios', {
+    name: unique('Scenario'),
+    description: 'Three strangers share a table at the harbour inn.',
+  })
+  const offline = (await api(page, 'GET', '/api/models')).find((m) => m.api_endpoint === 'offline://narrator')
+  assert.ok(offline, 'the new user has no Offline Narrator model')
+  for (const member of cast) {
+    const persona = await api(page, 'POST', '/api/personas', {
+      name: member.name,
+      universal_truth: `${member.name.slice(0, 40)} is a traveller.`,
+      internal_truth: `${member.name.slice(0, 40)} hides a stolen map.`,
+      external_truth: `Others think ${member.name.slice(0, 40)} is a merchant.`,
+    })
+    member.persona = persona.id
+    member.assistant = (await api(page, 'POST', '/api/assistants', { persona: persona.id, model: offline.id })).id
+  }
+  const production = await api(page, 'POST', '/api/productions', {
+    name: unique('Harbour Night'),
+    world: world.id,
+    scenario: scenario.id,
+    assistants: cast.map((m) => m.assistant),
+    show_directive: false,
+  })
+  return { world, scenario, production, offline }
+}
+
+// --- the table: a GM, two players, one AI -----------------------------------------------------
+
+e2e(
+  lmix,
+  'frames: a GM and two players in their own browsers — invite, seats, verdicts, countdowns, one outcome, private stories, reload, pause, kick',
+  async ({ page: gm, context, suite, step: harnessStep }) => {
+    const people = { alice: null, bob: null }
+    const step = shootingStep(suite, harnessStep, people)
+    const gmFrames = await instrument(context, gm)
+    const cast = CAST.map((c) => ({ ...c }))
+    const [alice, bob, carol] = cast
+    let frameId
+    let inviteUrl
+    const marks = { alice: mark('ALICE'), bob: mark('BOB') }
+    const seen = {} // what step 3 found, for the later steps
+
+    try {
+      await signUp(gm)
+
+      const started = await step('the GM starts a frame from the production page, two seats open, and reads the invite link', async () => {
+        const { production } = await createCast(gm, cast)
+        await gm.goto(`/productions/${production.id}`)
+        await gm.getByTestId('production-frames').click()
+        await expectPath(gm, '/frames')
+        assert.equal(new URL(gm.url()).searchParams.get('production'), production.id)
+        await expectVisible(gm.getByTestId('frames-empty'))
+        await gm.getByTestId('frame-new').click()
+        const modal = gm.getByTestId('frame-modal')
+        await expectVisible(modal)
+        await expectCount(modal.getByTestId('seat-option'), 3)
+        const name = unique('Live harbour')
+        await modal.getByTestId('field-name').fill(name)
+        await modal.getByTestId('field-tempo').fill(TEMPO)
+        await modal.getByTestId('field-liquid_visibility').selectOption('own')
+        await modal.getByTestId(`seat-open-${carol.assistant}`).uncheck()
+        await expectText(modal.getByTestId('field-seats'), '2 for players, 1 played by AI')
+        await modal.getByTestId('form-save').click()
+
+        await expectPath(gm, /^\/frames\/[0-9a-f-]{36}\/gm$/)
+        frameId = gm.url().split('/frames/')[1].split('/')[0]
+        await expectText(gm.getByTestId('frame-name'), name)
+        await expectVisible(gm.locator('[data-testid="connection-status"][data-status="open"]'))
+        await expectCount(gm.getByTestId('gm-seat'), 3)
+        await expectCount(gm.locator('[data-testid="gm-seat"][data-controller="open"]'), 2)
+        await expectCount(gm.locator('[data-testid="gm-seat"][data-controller="ai"]'), 1)
+        const view = await api(gm, 'GET', `/api/frames/${frameId}`)
+        assert.equal(view.tempo, Number(TEMPO))
+        assert.equal(view.liquid_visibility, 'own')
+        for (const member of cast) member.seat = view.seats.find((s) => s.persona === member.persona)?.id
+        assert.ok(cast.every((m) => m.seat), `seats not found by persona: ${JSON.stringify(view.seats)}`)
+
+        inviteUrl = await gm.getByTestId('invite-input').inputValue()
+        assert.match(inviteUrl, new RegExp(`^${lmix.baseURL}/join/[^/]+$`))
+        assert.ok(inviteUrl.endsWith(`/join/${encodeURIComponent(view.invite_code)}`), `${inviteUrl} is not the frame's invite`)
+      })
+      if (!started) return
+
+      const joined = await step('two players sign up in their own browsers, open the invite link and take a seat each', async () => {
+        for (const [key, member] of [
+          ['alice', alice],
+          ['bob', bob],
+        ]) {
+          const person = (people[key] = await openBrowser(suite))
+          person.user = await signUp(person.page)
+          await person.page.goto(inviteUrl)
+          await expectVisible(person.page.getByTestId('join-seats'))
+          const seatCard = person.page.locator(`[data-testid="join-seat"][data-seat-id="${member.seat}"]`)
+          await expectText(seatCard.getByTestId('join-seat-role'), 'open')
+          // Carol is the AI's; Bob sees Alice's seat taken, by her.
+          await expectText(person.page.locator(`[data-testid="join-seat"][data-seat-id="${carol.seat}"]`).getByTestId('join-seat-role'), 'AI')
+          if (key === 'bob') {
+            await expectText(
+              person.page.locator(`[data-testid="join-seat"][data-seat-id="${alice.seat}"]`).getByTestId('join-seat-role'),
+              `played by ${people.alice.user.username}`,
+            )
+          }
+          await seatCard.getByTestId('join-take').click()
+          await expectPath(person.page, `/frames/${frameId}`)
+          await expectText(person.page.getByTestId('my-character'), member.name)
+          await expectVisible(person.page.locator('[data-testid="connection-status"][data-status="open"]'))
+          await expectVisible(person.page.getByTestId('feed-empty'))
+          await expectText(gm.locator(`[data-testid="gm-seat"][data-seat-id="${member.seat}"]`), `played by ${person.user.username}`)
+        }
+        // Each sees the other at the table, here now.
+        for (const [key, other] of [
+          ['alice', bob],
+          ['bob', alice],
+        ]) {
+          const item = people[key].page.locator(`[data-testid="seat-item"][data-seat-id="${other.seat}"]`)
+          await expectVisible(item.locator('[data-testid="seat-online"][data-online="true"]'))
+        }
+      })
+      if (!joined) return
+
+      const played = await step('each writes, reads the soft verdict, commits and watches a countdown; both receive the same outcomes', async () => {
+        const a = people.alice.page
+        const b = people.bob.page
+        // Alice: more than a dozen words, no cue → −1 (9 s at tempo 0.4). Bob: a few words → −2 (3 s).
+        const aliceText = `She spreads the faded chart across the table and traces the northern coastline with one finger, murmuring ${marks.alice}.`
+        const bobText = `He orders a hot drink and says ${marks.bob}.`
+        const aliceCard = await writeIntention(a, aliceText)
+        const bobCard = await writeIntention(b, bobText)
+        await expectText(aliceCard.getByTestId('pscale-chip'), '−1')
+        await expectText(bobCard.getByTestId('pscale-chip'), '−2')
+        // Visibility "own": each sees that the other intends something, not what.
+        await expectVisible(a.getByTestId('others-liquid').getByTestId('liquid-hidden'))
+        await expectVisible(b.getByTestId('others-liquid').getByTestId('liquid-hidden'))
+        // The GM reads both, with their verdicts.
+        await expectText(gm.getByTestId('gm-liquid'), marks.alice)
+        await expectText(gm.getByTestId('gm-liquid'), marks.bob)
+
+        await commit(a, aliceCard)
+        await commit(b, bobCard)
+        await expectText(aliceCard.getByTestId('window-countdown'), /\d+ s/)
+        await expectVisible(gm.getByTestId('gm-window'))
+
+        const aliceOutcome = await outcomeWith(a, marks.alice)
+        const bobOutcome = await outcomeWith(b, marks.bob)
+        assert.notEqual(aliceOutcome.id, bobOutcome.id, 'different pscales resolve apart: two outcomes')
+        // The same outcomes, word for word, on both pages; the same actions and facts on the GM's.
+        const partsOf = (el) => el.locator('[data-testid="outcome-action"], [data-testid="outcome-fact"]').allInnerTexts()
+        for (const o of [aliceOutcome, bobOutcome]) {
+          const inA = a.locator(`[data-testid="feed-outcome"][data-outcome-id="${o.id}"]`)
+          const inB = b.locator(`[data-testid="feed-outcome"][data-outcome-id="${o.id}"]`)
+          const inGm = gm.locator(`[data-testid="feed-outcome"][data-outcome-id="${o.id}"]`)
+          for (const el of [inA, inB, inGm]) await expectVisible(el, { timeout: 45_000 })
+          assert.equal((await inA.innerText()).trim(), (await inB.innerText()).trim(), 'the players read the outcome differently')
+          assert.deepEqual(await partsOf(inGm), await partsOf(inA), "the GM's outcome differs from the players'")
+        }
+        for (const [key, p] of [
+          ['alice', a],
+          ['bob', b],
+        ]) {
+          const values = (await recorded(p)).countdowns.map(seconds).filter((s) => s !== null)
+          assert.ok(new Set(values).size >= 2, `${key} did not watch the countdown move: ${JSON.stringify((await recorded(p)).countdowns)}`)
+          for (let i = 1; i < values.length; i++) assert.ok(values[i] <= values[i - 1], `${key}'s countdown went up: ${JSON.stringify(values)}`)
+        }
+        seen.outcomes = [aliceOutcome, bobOutcome]
+      })
+      if (!played) return
+
+      const privately = await step('each reads only their own story, streamed; the GM reads both, marked private', async () => {
+        const a = people.alice.page
+        const b = people.bob.page
+        const aliceStory = await narrativeDone(a, alice.seat, marks.alice)
+        const bobStory = await narrativeDone(b, bob.seat, marks.bob)
+        seen.stories = { alice: aliceStory, bob: bobStory }
+        // (Labels are upper-cased by CSS: innerText reads them so.)
+        await expectText(aliceStory.locator.getByTestId('narrative-label'), /your story — only you read this/i)
+        await expectText(bobStory.locator.getByTestId('narrative-label'), /your story — only you read this/i)
+        assertStreamed((await recorded(a)).narratives[aliceStory.id] ?? [], aliceStory.text, "Alice's story")
+        assertStreamed((await recorded(b)).narratives[bobStory.id] ?? [], bobStory.text, "Bob's story")
+
+        // The GM: both, each marked private to its player, the same text.
+        for (const [member, story] of [
+          [alice, aliceStory],
+          [bob, bobStory],
+        ]) {
+          const el = gm.locator(`[data-testid="feed-narrative"][data-narrative-id="${story.id}"]`)
+          await expectText(el.getByTestId('narrative-label'), new RegExp(`private to ${member.name}`, 'i'))
+          await eventually(async () => {
+            if ((await el.getAttribute('data-status')) !== 'done') throw new Error('not done on the GM page')
+          })
+          assert.equal((await el.getByTestId('narrative-text').textContent()).trim(), story.text)
+        }
+
+        // Nobody else's story reaches a player: not in the page, not on the socket.
+        for (const [key, p, own, other, otherMark] of [
+          ['alice', a, aliceStory, bobStory, marks.bob],
+          ['bob', b, bobStory, aliceStory, marks.alice],
+        ]) {
+          await expectCount(p.getByTestId('feed-narrative'), 1)
+          assert.equal(await p.getByTestId('feed-narrative').getAttribute('data-narrative-id'), own.id)
+          const html = await p.content()
+          assert.ok(!html.includes(other.id), `${key}'s page holds the other's narrative id`)
+          assert.ok(!html.includes(other.text), `${key}'s page holds the other's narrative`)
+          assert.ok(!(await p.evaluate(() => document.body.innerText)).includes(other.text), `${key}'s page shows the other's narrative`)
+          assert.ok(!(await htmlWithoutOutcomes(p)).includes(otherMark), `${key}'s page shows ${otherMark} outside the shared outcomes`)
+          const frames = people[key].frames
+          assert.ok(frames.some((f) => f.msg?.type === 'narrative.token' && f.msg.narrative === own.id), `${key}'s socket carried no delta of their own story`)
+          const leaks = frames.filter((f) => f.raw.includes(other.id) || (f.raw.includes(otherMark) && f.msg?.type !== 'outcome.created'))
+          assert.deepEqual(
+            leaks.map((f) => f.raw.slice(0, 200)),
+            [],
+            `${key}'s socket carried the other's story or intention outside an outcome`,
+          )
+        }
+        // And the GM's socket carried both streams.
+        for (const story of [aliceStory, bobStory]) {
+          assert.ok(gmFrames.some((f) => f.msg?.type === 'narrative.token' && f.msg.narrative === story.id), 'the GM did not hear a stream')
+        }
+      })
+      if (!privately) return
+
+      await step('a player reloads mid-narrative: the text goes on without loss or duplication', async () => {
+        const a = people.alice.page
+        const marker = mark('ALICE2')
+        // About forty words (−1): the narrative streams for several seconds.
+        const text =
+          'She folds the chart into quarters, slides it inside her coat, and looks slowly around the smoky room ' +
+          `at the sailors, the dice players and the tired innkeeper, trying to guess who else has noticed the map, ${marker}.`
+        await commit(a, await writeIntention(a, text))
+        // Wait for its first words, then reload while the rest is on its way.
+        await eventually(
+          async () => {
+            const current = a.locator('[data-testid="feed-narrative"][data-status="streaming"]')
+            if (!(await current.count())) throw new Error('no narrative streaming yet')
+            const t = await current.first().getByTestId('narrative-text').textContent({ timeout: 1000 })
+            if (!t?.trim()) throw new Error('nothing streamed yet')
+          },
+          { timeout: 45_000, interval: 50, message: 'the new narrative did not start streaming' },
+        )
+        const id = await a.locator('[data-testid="feed-narrative"][data-status="streaming"]').first().getAttribute('data-narrative-id')
+        const before = (await a.locator(`[data-narrative-id="${id}"]`).getByTestId('narrative-text').textContent()).trim()
+        await a.reload()
+        await expectPath(a, `/frames/${frameId}`)
+        const el = a.locator(`[data-testid="feed-narrative"][data-narrative-id="${id}"]`)
+        await expectVisible(el)
+        await eventually(
+          async () => {
+            const status = await el.getAttribute('data-status', { timeout: 1000 })
+            if (status === 'failed') throw Object.assign(new Error('the narrative failed'), { fatal: true })
+            if (status !== 'done') throw new Error(`status is ${status}`)
+          },
+          { timeout: 45_000, message: 'the narrative did not finish after the reload' },
+        )
+        const final = (await el.getByTestId('narrative-text').textContent()).trim()
+        const stored = (await api(a, 'GET', `/api/frames/${frameId}`)).narratives.find((n) => n.id === id)
+        assert.ok(stored, 'the narrative is not stored')
+        assert.equal(stored.status, 'done')
+        assert.equal(final, stored.text.trim(), 'the page ends with other text than the stored narrative')
+        assert.ok(final.startsWith(before), 'the text streamed before the reload is not the start of the final text')
+        assert.ok(final.includes(marker))
+        const said = sentences(final)
+        assert.equal(new Set(said).size, said.length, `a sentence is told twice: ${JSON.stringify(said)}`)
+        // It was still streaming when the page came back (else this proved nothing).
+        const after = (await recorded(a)).narratives[id] ?? []
+        assert.ok(
+          after.some((s) => s.status === 'streaming'),
+          `the narrative had finished before the reloaded page showed it (raise FRAMES_E2E_STREAM_DELAY); samples: ${JSON.stringify(after.map((s) => [s.status, s.text.length]))}`,
+        )
+        for (const s of after) assert.ok(final.startsWith(s.text.trim()), `after the reload the page showed ${JSON.stringify(s.text)}, not a prefix of the final text`)
+        // One narrative of that id, once: nothing doubled in the feed.
+        await expectCount(a.locator(`[data-testid="feed-narrative"][data-narrative-id="${id}"]`), 1)
+      })
+
+      await step('the GM pauses (the countdown freezes), resumes (it runs again), and fires the window', async () => {
+        const b = people.bob.page
+        const marker = mark('BOB3')
+        // "minutes" → pscale 0: a 36 s window at tempo 0.4, time enough to pause it.
+        const card = await writeIntention(b, `He watches the harbour crowd for a few minutes, ${marker}.`)
+        await expectText(card.getByTestId('pscale-chip'), '0')
+        await commit(b, card)
+        const countdown = card.getByTestId('window-countdown')
+        await expectText(countdown, /\d+ s/)
+        const gmWindow = gm.locator(`[data-testid="gm-window"]`).filter({ hasText: bob.name })
+        await expectVisible(gmWindow)
+
+        await gm.getByTestId('gm-pause').click()
+        await expectText(gm.getByTestId('frame-status'), 'paused')
+        await expectVisible(gm.getByTestId('gm-resume'))
+        await expectVisible(b.getByTestId('notice-paused'))
+        await expectText(b.getByTestId('frame-status'), 'paused')
+        await expectVisible(card.locator('[data-testid="window-countdown"][data-frozen="true"]'))
+        await expectVisible(gmWindow.locator('[data-testid="window-countdown"][data-frozen="true"]'))
+        // Frozen: the same number for two seconds, on the player's page and the GM's.
+        const frozen = await expectSteady(() => countdownText(countdown), 2000, "Bob's countdown while paused")
+        assert.ok(seconds(frozen) > 0, `frozen at ${frozen}`)
+        const gmFrozen = seconds(await countdownText(gmWindow.getByTestId('window-countdown')))
+        assert.ok(Math.abs(gmFrozen - seconds(frozen)) <= 1, `the GM's countdown froze at ${gmFrozen}, the player's at ${frozen}`)
+        await expectSteady(() => countdownText(gmWindow.getByTestId('window-countdown')), 1000, "the GM's countdown while paused")
+
+        await gm.getByTestId('gm-resume').click()
+        await expectText(gm.getByTestId('frame-status'), 'open')
+        await expectCount(b.getByTestId('notice-paused'), 0)
+        await expectCount(card.locator('[data-testid="window-countdown"][data-frozen="true"]'), 0)
+        await eventually(
+          async () => {
+            const now = seconds(await countdownText(countdown))
+            if (now === null || now >= seconds(frozen)) throw new Error(`still ${now}`)
+          },
+          { message: 'the countdown did not run again after resume' },
+        )
+
+        await gmWindow.getByTestId('gm-window-fire').click()
+        await outcomeWith(b, marker)
+        await narrativeDone(b, bob.seat, marker)
+      })
+
+      await step('the GM kicks a player: their page says so and receives nothing more', async () => {
+        const b = people.bob.page
+        const a = people.alice.page
+        const seatRow = gm.locator(`[data-testid="gm-seat"][data-seat-id="${bob.seat}"]`)
+        await seatRow.getByTestId('gm-seat-kick').click()
+        const dialog = gm.getByTestId('confirm-dialog')
+        await expectVisible(dialog)
+        await dialog.getByTestId('confirm-ok').click()
+        await eventually(async () => {
+          if ((await seatRow.getAttribute('data-controller')) !== 'open') throw new Error('the seat is not open')
+        })
+
+        await expectText(b.getByTestId('notice-removed'), 'no longer in this frame')
+        await expectText(b.getByTestId('composer-blocked'), 'no longer in this frame')
+        await expectVisible(b.locator('[data-testid="connection-status"][data-status="failed"]'))
+        await expectCount(b.getByTestId('composer-input'), 0)
+        await expectCount(b.getByTestId('leave-seat'), 0)
+        const heard = people.bob.frames.length
+
+        // The table goes on without him: Alice's next outcome never reaches his page.
+        const marker = mark('ALICE4')
+        await commit(a, await writeIntention(a, `She taps the table twice, ${marker}.`))
+        await outcomeWith(a, marker)
+        await outcomeWith(gm, marker)
+        await narrativeDone(a, alice.seat, marker)
+        assert.equal(people.bob.frames.length, heard, `Bob's page heard ${people.bob.frames.length - heard} more message(s) after the kick`)
+        assert.ok(!(await b.content()).includes(marker), "the kicked player's page shows what happened after the kick")
+        await expectVisible(b.locator('[data-testid="connection-status"][data-status="failed"]'))
+      })
+    } finally {
+      for (const person of Object.values(people)) await person?.context.close().catch(() => {})
+    }
+  },
+  { timeout: 300_000 },
+)
+
+// --- a phone, and a very long name ------------------------------------------------------------
+
+e2e(
+  lmix,
+  'frames: the invite and the player page at 390 × 844 have no horizontal scroll, with a 200-character character name',
+  async ({ page: gm, suite, step: harnessStep }) => {
+    const people = { phone: null }
+    const step = shootingStep(suite, harnessStep, people)
+    const longName = `Lady ${'Evangeline Maribel Octavia '.repeat(8)}`.slice(0, 197).trim() + ' IX'
+    assert.ok(longName.length >= 195 && longName.length <= 200, `${longName.length}`)
+    const member = { key: 'long', name: longName }
+    const other = { key: 'short', name: 'Dora Pike' }
+    let inviteUrl
+    let frameId
+
+    const noHorizontalScroll = async (p, where) => {
+      const { scrollWidth, clientWidth, wide } = await p.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+        // What sticks out, to say what to fix.
+        wide: [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+          .slice(0, 5)
+          .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}[${el.getAttribute('data-testid') ?? ''}] right=${Math.round(el.getBoundingClientRect().right)}`),
+      }))
+      assert.ok(scrollWidth <= 390, `${where}: scrollWidth ${scrollWidth} > 390 (client ${clientWidth}); sticking out: ${JSON.stringify(wide)}`)
+    }
+
+    try {
+      await signUp(gm)
+      const ready = await step('the GM starts a frame whose open seat has a 200-character name', async () => {
+        const { production } = await createCast(gm, [member, other])
+        const view = await api(gm, 'POST', `/api/productions/${production.id}/frames`, {
+          name: `Phone frame ${'with a rather long name '.repeat(4)}`.trim(),
+          tempo: Number(TEMPO),
+          liquid_visibility: 'all',
+          open_seats: [member.persona],
+        })
+        frameId = view.id
+        inviteUrl = `${lmix.baseURL}/join/${encodeURIComponent(view.invite_code)}`
+        member.seat = view.seats.find((s) => s.persona === member.persona).id
+      })
+      if (!ready) return
+
+      await step('a player on a phone joins, plays one turn, and never scrolls sideways', async () => {
+        const phone = (people.phone = await openBrowser(suite, { viewport: { width: 390, height: 844 } }))
+        const p = phone.page
+        await signUp(p)
+        await p.goto(inviteUrl)
+        const seatCard = p.locator(`[data-testid="join-seat"][data-seat-id="${member.seat}"]`)
+        await expectText(seatCard.getByTestId('join-seat-name'), longName.slice(0, 60))
+        await noHorizontalScroll(p, 'the invite page')
+        await seatCard.getByTestId('join-take').click()
+        await expectPath(p, `/frames/${frameId}`)
+        await expectText(p.getByTestId('my-character'), longName.slice(0, 20))
+        await expectVisible(p.getByTestId('feed-empty'))
+        await noHorizontalScroll(p, 'the player page, empty')
+
+        const marker = mark('PHONE')
+        const card = await writeIntention(p, `She counts the coins on the table, ${marker}.`)
+        await noHorizontalScroll(p, 'the player page with a draft and its verdict')
+        await commit(p, card)
+        await expectText(card.getByTestId('window-countdown'), /\d+ s/)
+        await noHorizontalScroll(p, 'the player page with a countdown')
+        await outcomeWith(p, marker)
+        // (The narrative is capped at twice its word budget in tokens, and a 200-character name
+        // takes most of it: the marker may not be reached.)
+        await narrativeDone(p, member.seat)
+        await noHorizontalScroll(p, 'the player page with an outcome and a narrative')
+
+        await p.getByTestId('table-toggle').click()
+        await expectVisible(p.getByTestId('seat-list'))
+        await noHorizontalScroll(p, 'the player page with the table open')
+      })
+    } finally {
+      await people.phone?.context.close().catch(() => {})
+    }
+  },
+  { timeout: 150_000 },
+)
