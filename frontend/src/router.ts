@@ -42,6 +42,13 @@ const routes: RouteRecordRaw[] = [
   { path: '/affiliations', name: 'affiliations', component: () => import('@/views/AffiliationsView.vue'), meta: { title: 'Affiliations' } },
   { path: '/personas', name: 'personas', component: () => import('@/views/PersonasView.vue'), meta: { title: 'Personas' } },
   { path: '/assistants', name: 'assistants', component: () => import('@/views/AssistantsView.vue'), meta: { title: 'Assistants' } },
+  {
+    path: '/watch/:code',
+    name: 'spectate',
+    component: () => import('@/views/SpectateView.vue'),
+    props: true,
+    meta: { title: 'Watching', wide: true },
+  },
   { path: '/:pathMatch(.*)*', name: 'not-found', component: () => import('@/views/NotFoundView.vue'), meta: { public: true, title: 'Not found' } },
 ]
 

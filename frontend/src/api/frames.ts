@@ -11,6 +11,7 @@ import type {
   PassStatus,
   Seat,
   SeatUpdateInput,
+  SpectatorView,
   TalkMessage,
 } from './types'
 
@@ -31,6 +32,17 @@ export const joinFrame = (inviteCode: string, seat: string) =>
 
 /** The invite page's preview (any signed-in user; 404 for a wrong or rotated code). */
 export const getInvite = (code: string) => http.get<InvitePreview>(`${base}/invite/${encodeURIComponent(code)}`)
+
+/** GM: a new spectator link (`enabled`), or none. */
+export const setSpectators = (frameId: string, enabled: boolean) =>
+  http.post<{ spectator_code: string | null }>(`${one(frameId)}/spectators`, { enabled })
+
+/** What a spectator link shows (404 once the GM stopped or renewed it). */
+export const getSpectated = (code: string) => http.get<SpectatorView>(`/api/spectate/${encodeURIComponent(code)}`)
+
+export function spectatorSocketUrl(code: string, loc: Pick<Location, 'protocol' | 'host'> = window.location): string {
+  return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws/spectate/${encodeURIComponent(code)}/`
+}
 
 /** Give up my seat (it opens again; my sockets close with 4403). */
 export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${one(frameId)}/leave`, { seat })
@@ -84,3 +96,8 @@ export function frameSocketUrl(id: string, loc: Pick<Location, 'protocol' | 'hos
 /** The link a GM sends players (the SPA's /join route). */
 export const inviteLink = (code: string, origin: string = window.location.origin) =>
   `${origin}/join/${encodeURIComponent(code)}`
+
+
+/** The link a GM hands to spectators: the outcomes only. */
+export const spectateLink = (code: string, origin: string = window.location.origin) =>
+  `${origin}/watch/${encodeURIComponent(code)}`

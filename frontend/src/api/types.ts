@@ -255,6 +255,20 @@ export interface InviteSeat {
   player: string | null
 }
 
+/** GET /api/spectate/{code}: what a spectator sees — never liquid, a narrative or table talk. */
+export interface SpectatorView {
+  id: Uuid
+  name: string
+  production_name: string
+  status: FrameStatus
+  mode: FrameMode
+  tempo: number
+  seq: number
+  seats: Seat[]
+  outcomes: Outcome[]
+  windows: FrameWindow[]
+}
+
 /** GET /api/frames/invite/{code}: what an invited (signed-in) user may read before joining. */
 export interface InvitePreview {
   frame: { id: Uuid; name: string; production_name: string; status: FrameStatus; mode: FrameMode }
@@ -359,6 +373,8 @@ export interface FrameView {
   my_seats: Uuid[]
   /** Only the GM reads it. */
   invite_code: string | null
+  /** The spectator link's code while the GM allows spectators (GM only; older servers omit it). */
+  spectator_code?: string | null
   seats: Seat[]
   liquid: Liquid[]
   outcomes: Outcome[]

@@ -14,6 +14,7 @@ import type {
   Outcome,
   PassSummary,
   Seat,
+  SpectatorView,
   TalkMessage,
   WindowStatus,
 } from '@/api/types'
@@ -63,6 +64,21 @@ export function fromSnapshot(view: FrameView): FrameState {
     interrupted: {},
     talk: [...(talk ?? [])],
   }
+}
+
+/** A spectator's snapshot as frame state: no seat, no liquid, no narrative, no talk. */
+export function fromSpectatorView(view: SpectatorView): FrameState {
+  const { production_name: _p, ...rest } = view
+  return fromSnapshot({
+    ...rest,
+    production: '',
+    liquid_visibility: 'gm',
+    is_gm: false,
+    my_seats: [],
+    invite_code: null,
+    liquid: [],
+    narratives: [],
+  })
 }
 
 /**

@@ -190,6 +190,13 @@ export const useFrameStore = defineStore('frame', () => {
       toasts.success('New invite link: the old one no longer works.')
     })
 
+  /** Let spectators watch through a new link, or stop them (their sockets close). */
+  const setSpectators = (enabled: boolean) =>
+    run('spectators', async () => {
+      const { spectator_code } = await api.setSpectators(fid(), enabled)
+      if (state.value) state.value = { ...state.value, info: { ...state.value.info, spectator_code } }
+    })
+
   /** Pause, resume or close; the socket brings the change to everyone, this page included. */
   const control = (action: api.FrameControl) => run(action, async () => void (await api.controlFrame(fid(), action)))
 
@@ -260,6 +267,7 @@ export const useFrameStore = defineStore('frame', () => {
     say,
     setSeat,
     rotateInvite,
+    setSpectators,
     control,
     advance,
     fireWindow,

@@ -20,8 +20,10 @@ vi.mock('@/api/frames', () => ({
   advanceFrame: vi.fn(),
   fireWindow: vi.fn(),
   cancelWindow: vi.fn(),
+  setSpectators: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
   inviteLink: (code: string) => `http://test/join/${code}`,
+  spectateLink: (code: string) => `http://test/watch/${code}`,
 }))
 
 const q = (id: string) => `[data-testid="${id}"]`
@@ -144,6 +146,21 @@ describe('FrameGmView', () => {
     expect(api.cancelWindow).toHaveBeenCalledWith('w2')
     expect(api.fireWindow).not.toHaveBeenCalled()
     expect(useToastsStore().toasts.map((t) => t.message)).toContain('This window is not open.')
+  })
+
+  it('allows spectators and shows their link, then stops them', async () => {
+    const w = await mountView(gmView())
+    vi.mocked(api.setSpectators).mockResolvedValue({ spectator_code: 'watch1' })
+    await w.find(q('spectators-allow')).trigger('click')
+    await flushPromises()
+    expect(api.setSpectators).toHaveBeenCalledWith('frame1', true)
+    const links = w.findAll(q('invite-input')).map((i) => (i.element as HTMLInputElement).value)
+    expect(links).toContain('http://test/watch/watch1')
+    vi.mocked(api.setSpectators).mockResolvedValue({ spectator_code: null })
+    await w.find(q('spectators-stop')).trigger('click')
+    await flushPromises()
+    expect(api.setSpectators).toHaveBeenLastCalledWith('frame1', false)
+    expect(w.find(q('spectators-allow')).exists()).toBe(true)
   })
 
   it('applies the guard’s late flags to an outcome', async () => {
