@@ -10,6 +10,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,7 +29,9 @@ _renewers: list[Renewer] = []
 _lock = threading.Lock()
 _holders = 0
 _thread: threading.Thread | None = None
-_wake = threading.Event()  # set when a lease is taken: renew now, then on the new interval
+# Set when a lease is taken: the heartbeat re-reads its interval (a setting may have
+# changed) without renewing now (every claim writes its own first heartbeat).
+_wake = threading.Event()
 _identity: tuple[int, str] | None = None
 
 
@@ -55,9 +58,13 @@ def renew_now() -> int:
 
 
 def _beat() -> None:
+    last = time.monotonic()
     while True:
-        _wake.wait(settings.LMIX_LEASE_HEARTBEAT_SECONDS)
-        _wake.clear()
+        left = last + settings.LMIX_LEASE_HEARTBEAT_SECONDS - time.monotonic()
+        if left > 0 and _wake.wait(left):
+            _wake.clear()
+            continue  # keep the rhythm: a busy worker is renewed every interval all the same
+        last = time.monotonic()
         with _lock:
             if _holders == 0:
                 continue

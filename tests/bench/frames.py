@@ -430,15 +430,16 @@ async def live_run(port: int, tables: list[Table], pids: dict[str, int | str]) -
 def stages(samples: list[Sample]) -> dict[str, list[float]]:
     """Each commit's path, from the timestamps its rows got in the processes that wrote
     them (one machine, one clock): liquid committed, medium pass created (in the same
-    transaction at tempo 0), bones call started (its LLMCall row), outcome stored, on
-    every socket."""
+    transaction at tempo 0), claimed by the worker, bones call started (its LLMCall row),
+    outcome stored, on every socket."""
     from lmix.models import LLMCall
     from synthesis.models import Liquid, Outcome, Pass
 
     out: dict[str, list[float]] = {
         "POST sent → liquid committed": [],
         "→ medium pass created (its window born firing)": [],
-        "→ bones call started (task, claim, gather, compile)": [],
+        "→ pass claimed by the worker (commit, enqueue, Celery hop)": [],
+        "→ bones call started (gather, compile, record)": [],
         "→ outcome stored (offline call, store)": [],
         "→ on every socket (commit, outbox, layer)": [],
     }
@@ -453,12 +454,13 @@ def stages(samples: list[Sample]) -> dict[str, list[float]]:
             if pass_
             else None
         )
-        if not (outcome and call and sample.everywhere):
+        if not (outcome and call and sample.everywhere and pass_.heartbeat_at):
             continue
         marks = [
             sample.sent,
             liquid.committed_at.timestamp(),
             pass_.created_at.timestamp(),
+            pass_.heartbeat_at.timestamp(),  # set when claimed; a pass this short is not renewed
             call.created_at.timestamp(),
             outcome.created_at.timestamp(),
             sample.everywhere,
