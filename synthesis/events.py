@@ -58,11 +58,15 @@ def notify_liquid(
     notify_audiences(frame.pk, audiences)
 
 
-def notify_window(event_type: str, window: Window) -> None:
-    """`window.opened|cancelled|fired|failed`: timers are public to the frame."""
+def notify_window(event_type: str, window: Window, *, cause: dict | None = None) -> None:
+    """`window.opened|cancelled|fired|failed`: timers are public to the frame. A
+    cancellation says why: `cause` {kind: "interrupt", outcome, reason} or {kind: "gm"}."""
     from .selectors import window_body
 
-    notify_frame(window.frame_id, {"type": event_type, "window": window_body(window)})
+    event = {"type": event_type, "window": window_body(window)}
+    if cause is not None:
+        event["cause"] = cause
+    notify_frame(window.frame_id, event)
 
 
 def notify_outcome(outcome: Outcome) -> None:

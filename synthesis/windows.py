@@ -167,7 +167,7 @@ def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason:
         cancelled.pk, WindowStatus.CANCELLED, only_from=(WindowStatus.OPEN,)
     ):
         cancelled.refresh_from_db()
-        notify_window("window.cancelled", cancelled)
+        notify_window("window.cancelled", cancelled, cause={"kind": "interrupt", **interrupt})
     window = None
     # The liquid of a cancelled window comes along (a firing window's pass narrates its
     # own); with nothing to take while the seat's pass runs, that pass has its liquid.
@@ -225,7 +225,7 @@ def window_cancel(*, window: Window) -> Window:
     if not Window.move(window.pk, WindowStatus.CANCELLED, only_from=(WindowStatus.OPEN,)):
         raise ApplicationError("This window is no longer open.", status_code=409)
     window.refresh_from_db()
-    notify_window("window.cancelled", window)
+    notify_window("window.cancelled", window, cause={"kind": "gm"})
     frame = Frame.objects.get(pk=window.frame_id)
     for liquid in Liquid.objects.filter(window=window, status=LiquidStatus.COMMITTED):
         Liquid.move(

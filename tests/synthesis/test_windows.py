@@ -147,7 +147,7 @@ def test_a_commit_in_a_paused_frame_waits_and_a_closed_frame_takes_nothing(user)
 
 
 def test_an_interrupt_cancels_the_open_window_and_wakes_the_character_now(
-    user, no_tasks, django_capture_on_commit_callbacks
+    user, no_tasks, events, django_capture_on_commit_callbacks
 ):
     frame = make_frame(user)
     alice, _ = seat_player(frame, 0)
@@ -164,6 +164,13 @@ def test_an_interrupt_cancels_the_open_window_and_wakes_the_character_now(
     assert woken.window.status == "firing"
     assert Liquid.objects.get(pk=waiting.pk).window_id == woken.window_id  # taken along
     assert no_tasks == [str(woken.id)]
+    cancelled = frame_event(events, "window.cancelled")
+    assert cancelled["window"]["id"] == str(waiting.window_id)
+    assert cancelled["cause"] == {
+        "kind": "interrupt",
+        "outcome": str(outcome.pk),
+        "reason": "Alice shoves him.",
+    }
 
 
 def test_the_gm_pauses_resumes_and_closes_over_rest(api, user):
@@ -216,6 +223,7 @@ def test_the_gm_fires_a_window_now_or_cancels_it_giving_the_intention_back(
     assert liquid.status == "submitted" and liquid.window is None and liquid.committed_at is None
     assert liquid.content == "I wait by the door."  # nothing written is lost
     assert [e["type"] for e in events][-2:] == ["window.cancelled", "liquid.updated"]
+    assert events[-2]["cause"] == {"kind": "gm"}  # not an interrupt: nothing to react to
     recommitted = alice_api.post(f"/api/liquid/{liquid.id}/commit")
     assert recommitted.status_code == 200  # the player commits it anew
 
