@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 
-.PHONY: run test test-python test-frontend test-e2e bench lint format up down clean
+.PHONY: run test test-python test-frontend test-e2e screenshots bench lint format up down clean
 
 run: $(VENV)/.synced frontend/dist/index.html
 	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve --setup
@@ -28,6 +28,10 @@ test-frontend: frontend/node_modules/.installed
 
 test-e2e: $(VENV)/.synced frontend/dist/index.html e2e-deps
 	cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec
+
+# The README's pictures (docs/screenshots): the frames browser test, pausing to take them.
+screenshots: $(VENV)/.synced frontend/dist/index.html e2e-deps
+	cd tests/e2e && LMIX_SCREENSHOTS=$(CURDIR)/docs/screenshots node --test --test-reporter=spec frames.test.mjs
 
 # Numbers to watch, not assertions: our own cost per prompt and per streamed delta,
 # pass-through to a websocket, recovery from `kill -9`, channel-layer fan-out, idle

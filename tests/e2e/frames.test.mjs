@@ -3,10 +3,11 @@
  *
  * "the GM creates a frame and copies the invite; two players join from their own browsers,
  * take seats, write, see the soft verdict, commit, watch the countdown, and receive the same
- * outcome; each sees only their own narrative stream; the GM page shows both. A player
- * reloads mid-narrative and the text continues without loss or duplication. The GM pauses
- * (countdowns freeze), resumes, and kicks a seat (that browser stops receiving). The player
- * page at 390 × 844 has no horizontal scroll."
+ * outcome; each sees only their own narrative stream; the GM page shows both. An interrupt
+ * ends a window early and both pages say why. A player reloads mid-narrative and the text
+ * continues without loss or duplication. The GM pauses (countdowns freeze), resumes, retries
+ * a failed pass (a model pointed at a closed port), and kicks a seat (that browser stops
+ * receiving). The player page at 390 × 844 has no horizontal scroll."
  *
  * Set-up (world, scenario, personas, assistants on the offline narrator, the production)
  * goes through the REST API; the frame, the invite, the seats and the play through the UI.
@@ -24,6 +25,7 @@
  */
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import {
   TIMEOUT,
@@ -57,12 +59,21 @@ const mark = (who) => `${who}-MARK-${unique('x').slice(2)}`
 
 /**
  * Installed in every page of a context before its scripts run (so it survives a reload):
- * records every text the composer's countdown shows and every state of every narrative
- * (status and text), from a MutationObserver, so nothing fast is missed.
+ * records every text the composer's countdown shows, every state of every narrative
+ * (status and text) and every banner (notice), from a MutationObserver, so nothing fast is missed.
  */
 function recorder() {
-  const rec = (window.__rec = { countdowns: [], narratives: {} })
+  const rec = (window.__rec = { countdowns: [], narratives: {}, notices: [], shown: new Set() })
   const sample = () => {
+    // Each banner as it appears (again, when it comes back).
+    const shown = new Set()
+    for (const el of document.querySelectorAll('[data-testid^="notice-"]')) {
+      const entry = { key: el.getAttribute('data-testid').slice('notice-'.length), text: (el.textContent ?? '').trim() }
+      const id = `${entry.key}|${entry.text}`
+      if (!rec.shown.has(id)) rec.notices.push(entry)
+      shown.add(id)
+    }
+    rec.shown = shown
     for (const el of document.querySelectorAll('[data-testid="composer"] [data-testid="window-countdown"]')) {
       const text = (el.textContent ?? '').trim()
       if (rec.countdowns[rec.countdowns.length - 1] !== text) rec.countdowns.push(text)
@@ -79,7 +90,7 @@ function recorder() {
   new MutationObserver(sample).observe(document, { subtree: true, childList: true, characterData: true, attributes: true })
 }
 
-const recorded = (page) => page.evaluate(() => window.__rec ?? { countdowns: [], narratives: {} })
+const recorded = (page) => page.evaluate(() => ({ ...(window.__rec ?? { countdowns: [], narratives: {}, notices: [] }), shown: undefined }))
 
 /** Record what the page's frame sockets receive (parsed), from now on. */
 function recordSocket(page) {
@@ -152,6 +163,32 @@ const shootingStep = (suite, harnessStep, people) => (name, fn, opts) =>
   )
 
 // --- page helpers -------------------------------------------------------------------------------
+
+/**
+ * With LMIX_SCREENSHOTS set to a folder (`make screenshots`: docs/screenshots), the pages a
+ * newcomer sees first in the README, on a desktop and on a phone, as the scene stands.
+ */
+async function pictures(pages, frameId) {
+  const dir = process.env.LMIX_SCREENSHOTS
+  if (!dir) return
+  fs.mkdirSync(dir, { recursive: true })
+  // A word at the table, so the pictures show table talk too.
+  await api(pages.gm, 'POST', `/api/frames/${frameId}/talk`, { text: 'Take your time, everyone.' })
+  await api(pages.player, 'POST', `/api/frames/${frameId}/talk`, { text: 'Back in five, keep my seat warm.' })
+  await expectCount(pages.player.getByTestId('talk-message'), 2)
+  for (const [name, page] of Object.entries(pages)) {
+    const viewport = page.viewportSize()
+    for (const [device, size] of [
+      ['desktop', { width: 1366, height: 900 }],
+      ['phone', { width: 390, height: 844 }],
+    ]) {
+      await page.setViewportSize(size)
+      await page.waitForTimeout(300) // the layout settles after a resize (a picture, not a test)
+      await page.screenshot({ path: path.join(dir, `${name}-${device}.png`) })
+    }
+    await page.setViewportSize(viewport)
+  }
+}
 
 const composer = (page) => page.getByTestId('composer')
 const myLiquidCard = (page, text) => composer(page).getByTestId('liquid-card').filter({ hasText: text })
@@ -292,7 +329,7 @@ async function createCast(page, cast) {
 
 e2e(
   lmix,
-  'frames: a GM and two players in their own browsers — invite, seats, verdicts, countdowns, one outcome, private stories, reload, pause, kick',
+  'frames: a GM and two players in their own browsers — invite, seats, verdicts, countdowns, shared outcomes, private stories, reload, pause, interrupt, cancel, kick',
   async ({ page: gm, context, suite, step: harnessStep }) => {
     const people = { alice: null, bob: null }
     const step = shootingStep(suite, harnessStep, people)
@@ -481,6 +518,7 @@ e2e(
         }
       })
       if (!privately) return
+      await pictures({ player: people.alice.page, gm }, frameId)
 
       await step('a player reloads mid-narrative: the text goes on without loss or duplication', async () => {
         const a = people.alice.page
@@ -577,6 +615,70 @@ e2e(
         await narrativeDone(b, bob.seat, marker)
       })
 
+      await step('an interrupt ends a window early and both pages say why', async () => {
+        const a = people.alice.page
+        const b = people.bob.page
+        const bobMark = mark('BOB5')
+        const aliceMark = mark('ALICE5')
+        const bobCard = await writeIntention(b, `He watches the harbour crowd for a few minutes, ${bobMark}.`)
+        await commit(b, bobCard)
+        await expectText(bobCard.getByTestId('window-countdown'), /\d+ s/)
+        // "shoves" → pscale −3 (a 1.6 s window), interruptive, acting on the character named.
+        const aliceCard = await writeIntention(a, `She shoves ${bob.name} aside, ${aliceMark}.`)
+        await expectText(aliceCard.getByTestId('pscale-chip'), '−3')
+        await expectText(aliceCard.getByTestId('verdict-interruptive'), `interrupts ${bob.name}`)
+        await commit(a, aliceCard)
+
+        const outcome = await outcomeWith(a, aliceMark)
+        const inA = a.locator(`[data-testid="feed-outcome"][data-outcome-id="${outcome.id}"]`)
+        const inB = b.locator(`[data-testid="feed-outcome"][data-outcome-id="${outcome.id}"]`)
+        await expectText(inA.getByTestId('outcome-interrupt'), `${bob.name} is interrupted: ${alice.name}: She shoves ${bob.name} aside, ${aliceMark}`)
+        await expectText(inB.getByTestId('outcome-interrupt'), `You are interrupted: ${alice.name}: She shoves ${bob.name} aside, ${aliceMark}`)
+        // Bob was told at once that his window ended early, and why (until his story arrives).
+        await eventually(
+          async () => {
+            const notices = (await recorded(b)).notices
+            if (!notices.some((n) => n.key === 'interrupted' && n.text.includes('ended early') && n.text.includes(aliceMark))) {
+              throw new Error(`notices seen: ${JSON.stringify(notices)}`)
+            }
+          },
+          { message: "Bob's page never said why his window ended early" },
+        )
+        const story = await narrativeDone(b, bob.seat, bobMark)
+        assert.ok(story.text.includes(aliceMark), `Bob's story does not tell the interruption: ${story.text}`)
+        await expectCount(b.getByTestId('notice-interrupted'), 0)
+        await expectCount(a.getByTestId('notice-interrupted'), 0)
+        await narrativeDone(a, alice.seat, aliceMark)
+      })
+
+      await step('the GM cancels a window: the intention goes back to its player, and nobody is told of an interrupt', async () => {
+        const b = people.bob.page
+        const marker = mark('BOB6')
+        const card = await writeIntention(b, `He watches the harbour crowd for a few minutes, ${marker}.`)
+        await commit(b, card)
+        await expectText(card.getByTestId('window-countdown'), /\d+ s/)
+        const noticesBefore = (await recorded(b)).notices.length
+        const gmWindow = gm.getByTestId('gm-window').filter({ hasText: bob.name })
+        await expectVisible(gmWindow.locator('[data-testid="window-countdown"][data-window-status="open"]'))
+        await gmWindow.getByTestId('gm-window-cancel').click()
+        await expectCount(gm.getByTestId('gm-window').filter({ hasText: bob.name }), 0)
+        await eventually(
+          async () => {
+            const status = await card.getAttribute('data-status', { timeout: 1000 })
+            if (status !== 'submitted') throw new Error(`status is ${status}`)
+          },
+          { message: 'the cancelled intention did not come back to its player as submitted' },
+        )
+        await expectVisible(card.getByTestId('liquid-commit'))
+        await expectCount(card.getByTestId('window-countdown'), 0)
+        const told = (await recorded(b)).notices.slice(noticesBefore).filter((n) => n.key === 'interrupted')
+        assert.deepEqual(told, [], 'a GM cancel is told to the player as an interrupt')
+        await expectCount(b.getByTestId('notice-interrupted'), 0)
+        // Withdraw it: nothing of it stays.
+        await card.getByTestId('liquid-withdraw').click()
+        await expectCount(myLiquidCard(b, marker), 0)
+      })
+
       await step('the GM kicks a player: their page says so and receives nothing more', async () => {
         const b = people.bob.page
         const a = people.alice.page
@@ -611,6 +713,100 @@ e2e(
     }
   },
   { timeout: 300_000 },
+)
+
+// --- a failed pass, and the GM's retry ----------------------------------------------------------
+
+/** A local port nothing listens on (taken, then let go). */
+const closedPort = () =>
+  new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.on('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+
+e2e(
+  lmix,
+  'frames: the storytelling model is unreachable — the player is told, the GM sees the failed pass, fixes the model and retries',
+  async ({ page: gm, suite, step: harnessStep }) => {
+    const people = { player: null }
+    const step = shootingStep(suite, harnessStep, people)
+    const member = { key: 'eve', name: 'Eve Harrow' }
+    const other = { key: 'finn', name: 'Finn Dale' }
+    let frameId
+    let inviteUrl
+    let broken
+    const marker = mark('EVE')
+
+    try {
+      await signUp(gm)
+      const ready = await step('the GM starts a frame whose storytelling model points at a closed port', async () => {
+        const { production } = await createCast(gm, [member, other])
+        broken = await api(gm, 'POST', '/api/models', {
+          name: unique('Closed port'),
+          provider: 'openai_compatible',
+          api_endpoint: `http://127.0.0.1:${await closedPort()}/v1`,
+          model_id: 'nobody-home',
+        })
+        const view = await api(gm, 'POST', `/api/productions/${production.id}/frames`, {
+          name: unique('Broken model'),
+          tempo: Number(TEMPO),
+          open_seats: [member.persona],
+          medium_model: broken.id,
+        })
+        frameId = view.id
+        inviteUrl = `${lmix.baseURL}/join/${encodeURIComponent(view.invite_code)}`
+        member.seat = view.seats.find((s) => s.persona === member.persona).id
+        await gm.goto(`/frames/${frameId}/gm`)
+        await expectVisible(gm.locator('[data-testid="connection-status"][data-status="open"]'))
+      })
+      if (!ready) return
+
+      const failed = await step('the pass fails: the player is told nothing is lost; the GM sees the failure and its call', async () => {
+        const player = (people.player = await openBrowser(suite))
+        const p = player.page
+        await signUp(p)
+        await p.goto(inviteUrl)
+        await p.locator(`[data-testid="join-seat"][data-seat-id="${member.seat}"]`).getByTestId('join-take').click()
+        await expectPath(p, `/frames/${frameId}`)
+        const card = await writeIntention(p, `She counts the coins on the table, ${marker}.`)
+        await commit(p, card)
+
+        await expectText(p.getByTestId('notice-failed'), 'Nothing you wrote is lost', { timeout: 60_000 })
+        await expectText(card, marker) // the intention waits, committed
+        assert.equal(await card.getAttribute('data-status'), 'committed')
+        await expectText(gm.getByTestId('failed-count'), /1 failed/i, { timeout: 30_000 })
+        const item = gm.locator('[data-testid="pass-item"][data-status="failed"]')
+        await expectVisible(item)
+        await expectVisible(item.getByTestId('pass-error'))
+        await expectText(item.locator('[data-testid="pass-call"].bad'), 'nobody-home') // the failed call, its model named
+        await expectVisible(item.getByTestId('pass-retry'))
+        await expectCount(p.getByTestId('feed-outcome'), 0)
+      })
+      if (!failed) return
+
+      await step('the GM points the model at the offline narrator and retries: the scene is written', async () => {
+        const p = people.player.page
+        await api(gm, 'PATCH', `/api/models/${broken.id}`, {
+          provider: 'offline',
+          api_endpoint: 'offline://narrator',
+          model_id: 'narrator-again', // (the GM's own Offline Narrator holds "narrator")
+        })
+        await gm.locator('[data-testid="pass-item"][data-status="failed"]').getByTestId('pass-retry').click()
+        await outcomeWith(p, marker)
+        await narrativeDone(p, member.seat, marker)
+        await expectCount(p.getByTestId('notice-failed'), 0)
+        await expectCount(gm.getByTestId('failed-count'), 0, { timeout: 30_000 })
+        await outcomeWith(gm, marker)
+      })
+    } finally {
+      await people.player?.context.close().catch(() => {})
+    }
+  },
+  { timeout: 180_000 },
 )
 
 // --- a phone, and a very long name ------------------------------------------------------------

@@ -255,6 +255,8 @@ export interface InviteSeat {
   player: string | null
 }
 
+export type WindowCancelCause = { kind: 'interrupt'; outcome: Uuid; reason: string } | { kind: 'gm' }
+
 /** GET /api/spectate/{code}: what a spectator sees — never liquid, a narrative or table talk. */
 export interface SpectatorView {
   id: Uuid
@@ -461,7 +463,9 @@ type Numbered = { seq: number }
  */
 export type FrameMessage =
   | ({ type: `liquid.${'created' | 'updated' | 'analyzed' | 'committed' | 'consumed' | 'withdrawn'}`; liquid: Liquid } & Numbered)
-  | ({ type: `window.${'opened' | 'fired' | 'cancelled' | 'done' | 'failed'}`; window: FrameWindow } & Numbered)
+  | ({ type: `window.${'opened' | 'fired' | 'done' | 'failed'}`; window: FrameWindow } & Numbered)
+  /** `cause`: an interrupt (its outcome and reason) or the GM. */
+  | ({ type: 'window.cancelled'; window: FrameWindow; cause?: WindowCancelCause } & Numbered)
   | ({ type: 'outcome.created'; outcome: Outcome } & Numbered)
   /** GM only, unnumbered: the guard's warnings on an outcome, after it was created. */
   | { type: 'outcome.flagged'; outcome: Uuid; flags: OutcomeFlag[] }

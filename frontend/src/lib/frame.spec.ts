@@ -240,12 +240,33 @@ describe('what a player reads', () => {
     let s = fromSnapshot(makeFrameView({ seq: 1, windows: [w] }))
     s = play(s, [
       { type: 'outcome.created', seq: 2, outcome: makeOutcome({ id: 'o1', seq: 2, seat: SEATS.bob, interrupts: [{ seat: SEATS.alice, reason: 'Bob shoves you.' }] }) },
-      { type: 'window.cancelled', seq: 3, window: { ...w, status: 'cancelled' } },
+      { type: 'window.cancelled', seq: 3, window: { ...w, status: 'cancelled' }, cause: { kind: 'interrupt' as const, outcome: 'o1', reason: 'Bob shoves you.' } },
       { type: 'window.fired', seq: 4, window: makeWindow({ id: 'w2', status: 'firing' }) },
     ])
     expect(playerNotices(s, { accessEnded: false }).find((n) => n.key === 'interrupted')?.text).toContain('Bob shoves you.')
     s = play(s, [{ type: 'narrative.done', narrative: makeNarrative({ id: 'n1', status: 'done', text: 'You stumble.' }) }])
     expect(playerNotices(s, { accessEnded: false })).toEqual([])
+  })
+
+  it('is not told of an interrupt when the GM cancels their window, even after an old interrupt', () => {
+    // An interrupt long ago (before this window opened), then the GM cancels the window.
+    const old = makeOutcome({ id: 'o1', seq: 2, seat: SEATS.bob, created_at: '2025-01-01T00:00:01Z', interrupts: [{ seat: SEATS.alice, reason: 'Bob shoves you.' }] })
+    const w = makeWindow({ id: 'w1', opened_at: '2025-01-01T00:00:05Z' })
+    let s = fromSnapshot(makeFrameView({ seq: 2, outcomes: [old], windows: [w] }))
+    s = play(s, [{ type: 'window.cancelled', seq: 3, window: { ...w, status: 'cancelled' }, cause: { kind: 'gm' } }])
+    expect(s.interrupted).toEqual({})
+    expect(playerNotices(s, { accessEnded: false })).toEqual([])
+  })
+
+  it('reads the reason of an interrupt without doubling its full stop', () => {
+    const w = makeWindow({ id: 'w1' })
+    const s = play(fromSnapshot(makeFrameView({ seq: 1, windows: [w] })), [
+      { type: 'outcome.created', seq: 2, outcome: makeOutcome({ id: 'o1', seq: 2, seat: SEATS.bob, interrupts: [{ seat: SEATS.alice, reason: 'Bob shoves you.' }] }) },
+      { type: 'window.cancelled', seq: 3, window: { ...w, status: 'cancelled' }, cause: { kind: 'interrupt' as const, outcome: 'o1', reason: 'Bob shoves you.' } },
+    ])
+    expect(playerNotices(s, { accessEnded: false }).find((n) => n.key === 'interrupted')?.text).toBe(
+      'Your window ended early: Bob shoves you. Your character reacts now.',
+    )
   })
 
   it('is told their pass failed and that the GM can retry; the retry clears it', () => {

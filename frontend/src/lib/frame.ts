@@ -172,8 +172,13 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
     case 'window.fired':
       // A retry moves a failed window to firing: its failure is over.
       return done({ windows: setWindow(state, msg.window), failedPasses: withoutSeat(state.failedPasses, msg.window.seat) })
-    case 'window.cancelled':
-      return done({ windows: setWindow(state, msg.window), interrupted: { ...state.interrupted, [msg.window.seat]: msg.window.id } })
+    case 'window.cancelled': {
+      // An interrupt's cancel is told to its player (they react now); the GM's is not (the
+      // intention goes back to its player, submitted again).
+      const w = msg.window
+      const interrupted = msg.cause?.kind === 'interrupt' ? { ...state.interrupted, [w.seat]: w.id } : without(state.interrupted, w.seat)
+      return done({ windows: setWindow(state, w), interrupted })
+    }
     case 'window.done':
     case 'window.failed':
       return done({ windows: setWindow(state, msg.window) })
@@ -421,7 +426,12 @@ export function playerNotices(state: FrameState, opts: { accessEnded: boolean })
   }
   if (seat && state.interrupted[seat]) {
     const why = interruptReason(state, seat)
-    out.push({ key: 'interrupted', tone: 'warning', text: `Your window ended early${why ? `: ${why}` : ''}. Your character reacts now.` })
+    const said = why ? `: ${why}` : ''
+    out.push({
+      key: 'interrupted',
+      tone: 'warning',
+      text: `Your window ended early${said}${/[.!?…]["”’]?$/.test(said) ? '' : '.'} Your character reacts now.`,
+    })
   }
   const failure = seat ? seatFailure(state, seat) : null
   if (failure) {
