@@ -813,7 +813,7 @@ e2e(
 
 e2e(
   lmix,
-  'frames: the invite and the player page at 390 × 844 have no horizontal scroll, with a 200-character character name',
+  'frames: at 390 × 844, with a 200-character character name: the invite, the player page, the personas list and the production page fit',
   async ({ page: gm, suite, step: harnessStep }) => {
     const people = { phone: null }
     const step = shootingStep(suite, harnessStep, people)
@@ -823,6 +823,7 @@ e2e(
     const other = { key: 'short', name: 'Dora Pike' }
     let inviteUrl
     let frameId
+    let productionId
 
     const noHorizontalScroll = async (p, where) => {
       const { scrollWidth, clientWidth, wide } = await p.evaluate(() => ({
@@ -841,6 +842,7 @@ e2e(
       await signUp(gm)
       const ready = await step('the GM starts a frame whose open seat has a 200-character name', async () => {
         const { production } = await createCast(gm, [member, other])
+        productionId = production.id
         const view = await api(gm, 'POST', `/api/productions/${production.id}/frames`, {
           name: `Phone frame ${'with a rather long name '.repeat(4)}`.trim(),
           tempo: Number(TEMPO),
@@ -882,6 +884,26 @@ e2e(
         await p.getByTestId('table-toggle').click()
         await expectVisible(p.getByTestId('seat-list'))
         await noHorizontalScroll(p, 'the player page with the table open')
+      })
+
+      await step('on a phone the GM sees every persona’s buttons and every cast member', async () => {
+        await gm.setViewportSize({ width: 390, height: 844 })
+        const inView = async (locator, what) => {
+          const box = await locator.boundingBox()
+          assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${what} is out of view: ${JSON.stringify(box)}`)
+        }
+        await gm.goto('/personas')
+        const row = gm.getByTestId('persona-row').filter({ hasText: longName.slice(0, 30) })
+        await expectVisible(row)
+        await inView(row.getByTestId('persona-edit'), 'the long-named persona’s Edit')
+        await inView(row.getByTestId('persona-delete'), 'the long-named persona’s Delete')
+        await noHorizontalScroll(gm, 'the personas list')
+        await gm.goto(`/productions/${productionId}`)
+        const players = gm.getByTestId('cast-play')
+        await expectCount(players, 2)
+        for (let i = 0; i < 2; i++) await inView(players.nth(i), `cast member ${i + 1}`)
+        await inView(gm.getByTestId('turn-next'), '"Next speaker"')
+        await noHorizontalScroll(gm, 'the production page')
       })
     } finally {
       await people.phone?.context.close().catch(() => {})
