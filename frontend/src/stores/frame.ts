@@ -14,6 +14,9 @@ import {
   mergeSnapshot,
   narrativePosition as positionIn,
   pendingLiquid,
+  seatFailure,
+  seatName,
+  seatWindow,
   withLocalLiquid,
   type FrameState,
 } from '@/lib/frame'
@@ -48,6 +51,10 @@ export const useFrameStore = defineStore('frame', () => {
   const mySeatId = computed(() => state.value?.info.my_seats[0] ?? null)
   const mySeat = computed(() => seats.value.find((s) => s.id === mySeatId.value) ?? null)
   const feed = computed(() => (state.value ? feedEntries(state.value) : []))
+  /** Readings of one seat, for the pages' templates. */
+  const nameOf = (seat: string) => (state.value ? seatName(state.value, seat) : 'Someone')
+  const windowOf = (seat: string) => (state.value ? seatWindow(state.value, seat) : undefined)
+  const failed = (seat: string) => !!(state.value && seatFailure(state.value, seat))
   const myLiquid = computed(() => (state.value && mySeatId.value ? pendingLiquid(state.value, mySeatId.value) : []))
   const othersLiquid = computed(() =>
     state.value ? pendingLiquid(state.value).filter((l) => l.seat !== mySeatId.value) : [],
@@ -245,6 +252,9 @@ export const useFrameStore = defineStore('frame', () => {
     mySeatId,
     mySeat,
     feed,
+    nameOf,
+    windowOf,
+    failed,
     myLiquid,
     othersLiquid,
     typing,

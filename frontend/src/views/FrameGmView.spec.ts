@@ -145,7 +145,8 @@ describe('FrameGmView', () => {
     await flushPromises()
     expect(api.cancelWindow).toHaveBeenCalledWith('w2')
     expect(api.fireWindow).not.toHaveBeenCalled()
-    expect(useToastsStore().toasts.map((t) => t.message)).toContain('This window is not open.')
+    // The refusal arrives through a rejected promise: wait for its toast, not a fixed tick.
+    await vi.waitFor(() => expect(useToastsStore().toasts.map((t) => t.message)).toContain('This window is not open.'))
   })
 
   it('allows spectators and shows their link, then stops them', async () => {
