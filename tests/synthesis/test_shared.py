@@ -31,7 +31,7 @@ def enqueued(monkeypatch):
     return ids
 
 
-def test_one_commit_narrates_everything_committed_once_for_everyone(user, events):
+def test_one_commit_narrates_everything_committed_once_for_everyone(user, events, enqueued):
     scene = Scene(user, mode="shared")
     sword = scene.commit(scene.alice, "I draw my sword.", after=1)
     shield = scene.commit(scene.bob, "I raise my shield.", after=2)
