@@ -11,6 +11,7 @@ class LmixConfig(AppConfig):
     def ready(self) -> None:
         from . import (  # noqa: F401
             checks,  # registers the throttle-rate and unreadable-key checks
+            schema,  # describes our session authentication to the OpenAPI schema
             signals,  # connects the new-user offline narrator
         )
         from .llm import network_policy  # noqa: F401  (registers its settings check)
