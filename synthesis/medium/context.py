@@ -134,9 +134,11 @@ def gather(pass_: Pass) -> MediumContext:
     frame = Frame.objects.select_related(
         "production__world", "production__scenario", "medium_model"
     ).get(pk=pass_.frame_id)
+    # Personas and their memberships are what prompts read; a seat's assistant and model
+    # are loaded only if the pass needs them (a frame without a medium model of its own).
     seats = list(
         Seat.objects.filter(frame=frame)
-        .select_related("persona", "user", "assistant__model")
+        .select_related("persona")
         .prefetch_related(memberships_prefetch("persona__"))
     )
     seat = next((s for s in seats if s.pk == pass_.seat_id), None)
