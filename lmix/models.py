@@ -53,9 +53,9 @@ class LLMModel(Owned):
             models.UniqueConstraint(
                 fields=["owner"], condition=Q(is_default=True), name="one_default_model_per_user"
             ),
-            models.UniqueConstraint(
-                fields=["owner", "model_id", "api_endpoint"], name="unique_model_per_endpoint"
-            ),
+            # One endpoint and model id may be added many times (other parameters), told
+            # apart by name.
+            models.UniqueConstraint(fields=["owner", "name"], name="unique_model_name"),
         ]
 
     def __str__(self) -> str:

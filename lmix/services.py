@@ -75,7 +75,7 @@ def models_create(*, owner: AbstractBaseUser, items: Iterable[dict[str, Any]]) -
             is_default?).
     Raises:
         ApplicationError: an endpoint is refused by the endpoint policy, or the batch names
-            the same model twice or several defaults.
+            a chosen name twice (or one the owner already uses) or several defaults.
     """
     items = list(items)
     _reject_refused_endpoints([item["api_endpoint"] for item in items])
@@ -88,8 +88,9 @@ def models_create(*, owner: AbstractBaseUser, items: Iterable[dict[str, Any]]) -
             provider=item.get("provider", ""),
         )
         prepared.append((item, fields))
-    _reject_duplicate_models(
-        owner=owner, keys=[(fields["model_id"], fields["api_endpoint"]) for _, fields in prepared]
+    _settle_names(
+        owner=owner,
+        items=[(fields, bool(item.get("name", "").strip())) for item, fields in prepared],
     )
     if sum(1 for item, _ in prepared if item.get("is_default")) > 1:
         raise ApplicationError("Only one model can be the default.")
@@ -105,28 +106,40 @@ def models_create(*, owner: AbstractBaseUser, items: Iterable[dict[str, Any]]) -
     return created
 
 
-def _reject_duplicate_models(
-    *, owner: AbstractBaseUser, keys: list[tuple[str, str]], exclude_pk: Any = None
+def _settle_names(
+    *, owner: AbstractBaseUser, items: list[tuple[dict[str, str], bool]], exclude_pk: Any = None
 ) -> None:
-    """Refuse a model id + endpoint the owner already has (or that a batch repeats)."""
-    existing = set(
-        LLMModel.objects.filter(owner=owner, model_id__in=[model_id for model_id, _ in keys])
-        .exclude(pk=exclude_pk)
-        .values_list("model_id", "api_endpoint")
+    """Make each model's name one its owner uses once. The same endpoint and model id may be
+    added many times (with other parameters): the name tells them apart.
+
+    Args:
+        items: (prepared fields, whether the user chose the name). A generated name that is
+            taken gets a number ("Llama 3 (2)"); a chosen one is refused.
+    Raises:
+        ApplicationError: a chosen name is taken or repeated in the batch, under `name`.
+    """
+    taken = set(
+        LLMModel.objects.filter(owner=owner).exclude(pk=exclude_pk).values_list("name", flat=True)
     )
+    batch: set[str] = set()
     errors: list[dict[str, list[str]]] = []
-    seen: set[tuple[str, str]] = set()
-    for key in keys:
-        if key in existing:
-            errors.append({"model_id": [f"You already have {key[0]} at {key[1]}."]})
-        elif key in seen:
-            errors.append({"model_id": [f"{key[0]} at {key[1]} appears twice in this request."]})
+    for fields, chosen in items:
+        name = fields["name"]
+        if chosen and name in taken:
+            errors.append({"name": [f"You already have a model named {name!r}; choose another."]})
+        elif chosen and name in batch:
+            errors.append({"name": [f"The name {name!r} appears twice in this request."]})
         else:
             errors.append({})
-        seen.add(key)
+            number = 1
+            while name in taken or name in batch:
+                number += 1
+                name = f"{fields['name'][: NAME_MAX - 8]} ({number})"
+            fields["name"] = name
+        batch.add(fields["name"])
     if any(errors):
-        first = next(error for error in errors if error)["model_id"][0]
-        raise ApplicationError(first, details=errors if len(keys) > 1 else errors[0])
+        first = next(error for error in errors if error)["name"][0]
+        raise ApplicationError(first, details=errors if len(items) > 1 else errors[0])
 
 
 @transaction.atomic
@@ -144,9 +157,8 @@ def model_update(*, model: LLMModel, data: dict[str, Any]) -> LLMModel:
         name=data.get("name", model.name),
         provider=data.get("provider", "" if "api_endpoint" in data else model.provider),
     )
-    _reject_duplicate_models(
-        owner=model.owner, keys=[(fields["model_id"], fields["api_endpoint"])], exclude_pk=model.pk
-    )
+    chosen = bool(str(data.get("name", model.name)).strip())
+    _settle_names(owner=model.owner, items=[(fields, chosen)], exclude_pk=model.pk)
     previous_endpoint = model.api_endpoint
     for attr, value in fields.items():
         setattr(model, attr, value)
@@ -180,12 +192,12 @@ def model_set_default(*, model: LLMModel) -> LLMModel:
 @transaction.atomic
 def offline_model_ensure(*, owner: AbstractBaseUser) -> LLMModel:
     """Give a user the offline narrator; it becomes the default if they have none."""
-    model, _ = LLMModel.objects.get_or_create(
-        owner=owner,
-        model_id="narrator",
-        api_endpoint=OFFLINE_ENDPOINT,
-        defaults={"name": "Offline Narrator", "provider": Provider.OFFLINE},
-    )
+    fields = {"model_id": "narrator", "api_endpoint": OFFLINE_ENDPOINT}
+    model = LLMModel.objects.filter(owner=owner, **fields).order_by("created_at").first()
+    if model is None:
+        fields.update(name="Offline Narrator", provider=Provider.OFFLINE)
+        _settle_names(owner=owner, items=[(fields, False)])
+        model = LLMModel.objects.create(owner=owner, **fields)
     if not LLMModel.objects.filter(owner=owner, is_default=True).exists():
         model_set_default(model=model)
     return model

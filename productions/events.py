@@ -73,11 +73,15 @@ def notify_turn_finished(turn: Turn) -> None:
     _notify(turn.production_id, {"type": kind, "turn": turn_event_body(turn)})
 
 
-def notify_autoplay(production: Production) -> None:
-    _notify(
-        production.pk,
-        {"type": "autoplay", "autoplay_remaining": production.autoplay_remaining},
-    )
+def notify_autoplay(production: Production, *, failed_turn: Turn | None = None) -> None:
+    """Auto-play's turns left; when a failed turn ended it, that turn's id and error."""
+    event: dict[str, Any] = {
+        "type": "autoplay",
+        "autoplay_remaining": production.autoplay_remaining,
+    }
+    if failed_turn is not None:
+        event["stopped_by"] = {"turn": str(failed_turn.pk), "error": failed_turn.error}
+    _notify(production.pk, event)
 
 
 def revoke_production_sockets(production_id: object) -> None:

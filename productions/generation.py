@@ -198,13 +198,15 @@ def _fail(writer: StreamWriter, *, message: str, started: float) -> None:
             return
         turn.refresh_from_db()
         events.notify_turn_finished(turn)
-        _autoplay_end(turn.production_id)
+        _autoplay_end(turn)
 
 
-def _autoplay_end(production_id: object) -> None:
+def _autoplay_end(failed_turn: Turn) -> None:
+    """A failed turn ends auto-play, and clients are told it was the failure."""
     from .services import autoplay_end
 
-    autoplay_end(Production.objects.select_for_update().get(pk=production_id))
+    production = Production.objects.select_for_update().get(pk=failed_turn.production_id)
+    autoplay_end(production, failed_turn=failed_turn)
 
 
 @on_heartbeat
@@ -290,5 +292,5 @@ def turn_lease_lapsed(*, turn: Turn) -> str | None:
         return None
     turn.refresh_from_db()
     events.notify_turn_finished(turn)
-    _autoplay_end(turn.production_id)
+    _autoplay_end(turn)
     return "failed"

@@ -200,12 +200,16 @@ def autoplay_stop(*, production: Production) -> Production:
     return production
 
 
-def autoplay_end(production: Production) -> None:
-    """End auto-play (the caller holds the production's row lock)."""
+def autoplay_end(production: Production, *, failed_turn: Turn | None = None) -> None:
+    """End auto-play (the caller holds the production's row lock).
+
+    Args:
+        failed_turn: the turn whose failure ends it; clients are told, to say so.
+    """
     if production.autoplay_remaining:
         production.autoplay_remaining = 0
         production.save(update_fields=["autoplay_remaining", "updated_at"])
-        events.notify_autoplay(production)
+        events.notify_autoplay(production, failed_turn=failed_turn)
 
 
 @transaction.atomic

@@ -73,7 +73,10 @@ def _fill_if_unreported(usage: Usage, messages: list[Message], text: str) -> Non
 
 class AnthropicProvider:
     def _create(self, config: CallConfig, messages: list[Message], **extra: Any) -> Any:
-        with translated(ERRORS, config.provider, "complete"), _client(config) as client:
+        with (
+            translated(ERRORS, config.provider, "complete", endpoint=config.endpoint),
+            _client(config) as client,
+        ):
             return client.messages.create(**_request(config, messages), **extra)
 
     def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
@@ -85,7 +88,10 @@ class AnthropicProvider:
 
     def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
         parts: list[str] = []
-        with translated(ERRORS, config.provider, "stream"), _client(config) as client:
+        with (
+            translated(ERRORS, config.provider, "stream", endpoint=config.endpoint),
+            _client(config) as client,
+        ):
             events = client.messages.create(**_request(config, messages), stream=True)
             with events:  # closing it ends the HTTP response when the caller stops early
                 for event in events:
@@ -132,5 +138,8 @@ class AnthropicProvider:
             raise failed(config.provider, "structured", LLMInvalidOutput()) from None
 
     def list_models(self, config: CallConfig) -> list[str]:
-        with translated(ERRORS, config.provider, "list_models"), _client(config) as client:
+        with (
+            translated(ERRORS, config.provider, "list_models", endpoint=config.endpoint),
+            _client(config) as client,
+        ):
             return list(dict.fromkeys(model.id for model in client.models.list(limit=1000)))

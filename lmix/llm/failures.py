@@ -1,9 +1,12 @@
 """Typed errors built from what failed (status, timeout, network), never from SDK text."""
 
 import logging
+import socket
+import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx2  # the transport under both SDKs; mid-stream failures surface as its errors
 
@@ -16,6 +19,7 @@ from .base import (
     LLMTimeout,
     LLMUnavailable,
 )
+from .pinning import NameNotResolved
 
 log = logging.getLogger("lmix.llm")
 
@@ -69,23 +73,87 @@ def _refusal_under(exc: BaseException) -> LLMEndpointRefused | None:
     return link if isinstance(link, LLMEndpointRefused) else None
 
 
-def _typed(sdk: SDKErrors, exc: Exception) -> LLMError:
+def shown_endpoint(endpoint: str) -> str:
+    """The endpoint as an error may name it: scheme, host, port and path, never the
+    user:password part, query or fragment (where a key could have been pasted)."""
+    try:
+        parts = urlsplit(endpoint)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "the endpoint"
+    if not parts.scheme or not host:
+        return "the endpoint"
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None:
+        netloc += f":{port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """The exception and what it was raised from, outermost first (a cycle stops it)."""
+    link: BaseException | None = exc
+    for _ in range(10):
+        if link is None:
+            return
+        yield link
+        link = link.__cause__ or link.__context__
+
+
+def connection_cause(exc: BaseException) -> str:
+    """Why a connection failed, in a few words, from the exception types under the SDK's
+    (never from their text, which may echo a request)."""
+    for link in _chain(exc):
+        if isinstance(link, NameNotResolved | socket.gaierror):
+            return "the host name did not resolve (DNS)"
+        if isinstance(link, ssl.SSLError):
+            return "the TLS handshake failed"
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, TimeoutError | httpx2.TimeoutException):
+            return "timed out"
+    for link in _chain(exc):
+        # Some stacks hand us only the errno text: recognise the usual ones.
+        text = str(link).lower()
+        if "connection refused" in text or "errno 111" in text or "errno 61" in text:
+            return "connection refused"
+        if "certificate verify failed" in text:
+            return "the TLS handshake failed"
+        if "name or service not known" in text or "nodename nor servname" in text:
+            return "the host name did not resolve (DNS)"
+    if any(isinstance(link, httpx2.RemoteProtocolError) for link in _chain(exc)):
+        return "the connection was closed mid-answer"
+    return "the connection failed"
+
+
+def _typed(sdk: SDKErrors, exc: Exception, endpoint: str) -> LLMError:
     refusal = _refusal_under(exc)
     if refusal is not None:
         return refusal
+    where = shown_endpoint(endpoint)
     if isinstance(exc, sdk.timeout | httpx2.TimeoutException):
-        return LLMTimeout()
+        return LLMTimeout(f"The provider at {where} did not answer in time (timeout).")
     if isinstance(exc, sdk.status):
-        return from_status(exc.status_code)  # type: ignore[attr-defined]
-    return LLMUnavailable()  # connection errors, bad responses, broken streams
+        status = exc.status_code  # type: ignore[attr-defined]
+        error = from_status(status)
+        if isinstance(error, LLMUnavailable):  # the server is there but failing: say which
+            error.args = (f"The provider at {where} failed (HTTP {status}).",)
+        return error
+    # Connection errors, bad responses, broken streams.
+    return LLMUnavailable(f"The provider at {where} could not be reached: {connection_cause(exc)}.")
 
 
 @contextmanager
-def translated(sdk: SDKErrors, provider: str, what: str) -> Iterator[None]:
-    """Turn an SDK's exceptions into typed errors, dropping the SDK's text and traceback chain."""
+def translated(sdk: SDKErrors, provider: str, what: str, *, endpoint: str) -> Iterator[None]:
+    """Turn an SDK's exceptions into typed errors, dropping the SDK's text and traceback chain.
+
+    Args:
+        endpoint: the base URL called; the error names it (without any credentials in it)
+            and why the call failed: the HTTP status, a timeout, or the connection's cause.
+    """
     try:
         yield
     except LLMError:
         raise
     except (sdk.base, httpx2.HTTPError, ValueError) as exc:
-        raise failed(provider, what, _typed(sdk, exc)) from None
+        raise failed(provider, what, _typed(sdk, exc, endpoint)) from None

@@ -56,7 +56,10 @@ class OpenAIProvider:
     """One adapter for every server that speaks OpenAI's chat completions API."""
 
     def _create(self, config: CallConfig, messages: list[Message], **extra: Any) -> Completion:
-        with translated(ERRORS, config.provider, "complete"), _client(config) as client:
+        with (
+            translated(ERRORS, config.provider, "complete", endpoint=config.endpoint),
+            _client(config) as client,
+        ):
             response = client.chat.completions.create(
                 model=config.model_id, messages=_wire(messages), **_params(config), **extra
             )
@@ -76,7 +79,10 @@ class OpenAIProvider:
         extra = {"stream_options": {"include_usage": True}} if config.provider == "openai" else {}
         parts: list[str] = []
         reported = False
-        with translated(ERRORS, config.provider, "stream"), _client(config) as client:
+        with (
+            translated(ERRORS, config.provider, "stream", endpoint=config.endpoint),
+            _client(config) as client,
+        ):
             chunks = client.chat.completions.create(
                 model=config.model_id,
                 messages=_wire(messages),
@@ -139,5 +145,8 @@ class OpenAIProvider:
             raise failed(config.provider, "structured", LLMInvalidOutput()) from None
 
     def list_models(self, config: CallConfig) -> list[str]:
-        with translated(ERRORS, config.provider, "list_models"), _client(config) as client:
+        with (
+            translated(ERRORS, config.provider, "list_models", endpoint=config.endpoint),
+            _client(config) as client,
+        ):
             return list(dict.fromkeys(model.id for model in client.models.list()))

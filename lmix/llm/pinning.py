@@ -45,6 +45,10 @@ def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
+class NameNotResolved(httpcore2.ConnectError):
+    """The endpoint's host name did not resolve (DNS), told apart for the user's message."""
+
+
 class PinnedBackend(httpcore2.NetworkBackend):
     """httpcore's network backend, connecting each host only to its checked addresses."""
 
@@ -84,7 +88,7 @@ class PinnedBackend(httpcore2.NetworkBackend):
         try:
             addresses = self.pin(host, port)
         except OSError:
-            raise httpcore2.ConnectError("The host name did not resolve.") from None
+            raise NameNotResolved("The host name did not resolve.") from None
         failure: httpcore2.ConnectError | None = None
         for address in addresses:
             try:

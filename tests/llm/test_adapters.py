@@ -115,14 +115,40 @@ def test_bad_request_is_not_retried(fake_llm, config_for, kind):
 
 def test_slow_server_times_out(fake_llm, config_for, kind):
     fake_llm.queue(delay=3)
-    with pytest.raises(LLMTimeout):
+    with pytest.raises(LLMTimeout) as caught:
         provider_for(kind).complete(config_for(kind, timeout=0.3, max_retries=0), MESSAGES)
+    assert f"The provider at {fake_llm.base_url}" in str(caught.value)
+    assert "(timeout)" in str(caught.value)
 
 
-def test_unreachable_server_is_unavailable(config_for, kind):
-    config = config_for(kind, endpoint="http://127.0.0.1:9/v1", max_retries=0)
-    with pytest.raises(LLMUnavailable):
+def test_unreachable_server_is_unavailable_naming_the_endpoint_and_the_cause(config_for, kind):
+    # A key pasted into the URL must not be shown with the endpoint either.
+    config = config_for(kind, endpoint=f"http://user:{KEY}@127.0.0.1:9/v1?key={KEY}", max_retries=0)
+    with pytest.raises(LLMUnavailable) as caught:
         provider_for(kind).complete(config, MESSAGES)
+    message = str(caught.value)
+    assert (
+        message == "The provider at http://127.0.0.1:9/v1 could not be reached: connection refused."
+    )
+    shown = [message, repr(caught.value), "".join(traceback.format_exception(caught.value))]
+    assert all(KEY not in text for text in shown)
+
+
+def test_a_tls_failure_is_named(fake_llm, config_for, kind):
+    # The fake speaks plain HTTP: a TLS handshake with it fails.
+    endpoint = fake_llm.base_url.replace("http://", "https://")
+    with pytest.raises(LLMUnavailable) as caught:
+        provider_for(kind).complete(config_for(kind, endpoint=endpoint, max_retries=0), MESSAGES)
+    assert str(caught.value) == (
+        f"The provider at {endpoint} could not be reached: the TLS handshake failed."
+    )
+
+
+def test_a_server_error_names_the_endpoint_and_the_status(fake_llm, config_for, kind):
+    fake_llm.queue(status=502)
+    with pytest.raises(LLMUnavailable) as caught:
+        provider_for(kind).complete(config_for(kind, max_retries=0), MESSAGES)
+    assert str(caught.value) == f"The provider at {fake_llm.base_url} failed (HTTP 502)."
 
 
 def test_list_models(fake_llm, config_for, kind):

@@ -127,8 +127,12 @@ def test_a_refusal_at_connection_time_comes_through_the_sdk_as_itself(
 def test_an_unresolvable_name_is_a_plain_connection_failure(dns, config_for: Callable):
     dns.answers["gone.example.com"] = [socket.gaierror(socket.EAI_NONAME, "no")]
     config = config_for("openai_compatible", endpoint="http://gone.example.com/v1", max_retries=0)
-    with pytest.raises(LLMUnavailable):
+    with pytest.raises(LLMUnavailable) as caught:
         provider_for("openai_compatible").complete(config, MESSAGES)
+    assert str(caught.value) == (
+        "The provider at http://gone.example.com/v1 could not be reached: "
+        "the host name did not resolve (DNS)."
+    )
 
 
 class RecordingStream(httpcore2.NetworkStream):

@@ -90,13 +90,13 @@ def test_bulk_add_is_all_or_nothing_with_errors_per_item(api, user):
     duplicate = api.post(
         "/api/models",
         [
-            {"api_endpoint": "http://localhost:1234/v1", "model_id": "fresh"},
-            {"api_endpoint": "http://localhost:1234/v1", "model_id": "taken"},
+            {"api_endpoint": "http://localhost:1234/v1", "model_id": "fresh", "name": "Twin"},
+            {"api_endpoint": "http://localhost:1234/v1", "model_id": "taken", "name": "Twin"},
         ],
         format="json",
     )
     assert duplicate.status_code == 400
-    assert duplicate.json()["errors"][0] == {} and "model_id" in duplicate.json()["errors"][1]
+    assert duplicate.json()["errors"][0] == {} and "name" in duplicate.json()["errors"][1]
     assert LLMModel.objects.count() == before
 
     ok = api.post(
@@ -121,12 +121,56 @@ def test_one_default_per_user(api, user):
     assert list(defaults.values_list("id", flat=True)) == [second.id]
 
 
-def test_the_database_refuses_a_second_default_and_a_duplicate(user):
-    LLMModelFactory(owner=user, is_default=False, model_id="m", api_endpoint="http://a/v1")
+def test_the_database_refuses_a_second_default_and_a_duplicate_name(user):
+    LLMModelFactory(owner=user, is_default=False, name="Mine", api_endpoint="http://a/v1")
     with pytest.raises(IntegrityError), transaction.atomic():
         LLMModelFactory(owner=user, is_default=True)  # the offline narrator is already default
     with pytest.raises(IntegrityError), transaction.atomic():
-        LLMModelFactory(owner=user, model_id="m", api_endpoint="http://a/v1")
+        LLMModelFactory(owner=user, name="Mine", api_endpoint="http://b/v1")
+
+
+def test_the_same_endpoint_and_model_id_can_be_added_again_with_other_parameters(api, user):
+    one = {"api_endpoint": "http://localhost:1234/v1", "model_id": "llama3"}
+    first = api.post("/api/models", one, format="json")
+    second = api.post(
+        "/api/models", {**one, "name": "Llama 3 hot", "config": {"temperature": 1.5}}, format="json"
+    )
+    generated = api.post("/api/models", one, format="json")
+    assert [r.status_code for r in (first, second, generated)] == [201, 201, 201]
+    assert second.json()["config"] == {"temperature": 1.5}
+    names = [first.json()["name"], second.json()["name"], generated.json()["name"]]
+    assert names == ["Llama 3", "Llama 3 hot", "Llama 3 (2)"]
+    assert LLMModel.objects.filter(owner=user, model_id="llama3").count() == 3
+
+
+def test_a_name_already_used_is_a_clear_400(api, user):
+    LLMModelFactory(owner=user, name="Mine")
+    other = LLMModelFactory(owner=user, name="Other")
+    created = api.post(
+        "/api/models",
+        {"api_endpoint": "http://localhost:1234/v1", "model_id": "m", "name": " Mine "},
+        format="json",
+    )
+    assert created.status_code == 400
+    assert created.json()["errors"] == {
+        "name": ["You already have a model named 'Mine'; choose another."]
+    }
+    renamed = api.patch(f"/api/models/{other.id}", {"name": "Mine"}, format="json")
+    assert renamed.status_code == 400 and "name" in renamed.json()["errors"]
+    other.refresh_from_db()
+    assert other.name == "Other"
+    # Keeping its own name is no clash.
+    assert api.patch(f"/api/models/{other.id}", {"model_id": "x"}, format="json").status_code == 200
+
+
+def test_the_offline_narrator_is_given_once_even_beside_a_second_one(user):
+    from lmix.services import offline_model_ensure
+
+    narrator = LLMModel.objects.get(owner=user)
+    LLMModelFactory(
+        owner=user, name="Narrator 2", model_id="narrator", api_endpoint=OFFLINE_ENDPOINT
+    )
+    assert offline_model_ensure(owner=user) == narrator
 
 
 def test_invalid_config_is_refused_before_it_reaches_a_provider(api):

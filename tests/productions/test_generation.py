@@ -137,6 +137,34 @@ def test_stopping_the_running_turn_ends_autoplay(
     assert wait_for(lambda: settled(turn.id, "stopped")).status == "stopped"
 
 
+def test_an_unreachable_model_fails_the_turn_naming_the_endpoint_and_says_autoplay_stopped(
+    api, user, remote_model, production_factory, monkeypatch
+):
+    from productions import events
+
+    sent: list[dict] = []
+    notify = events._notify
+    monkeypatch.setattr(
+        events, "_notify", lambda pid, event: (sent.append(event), notify(pid, event))
+    )
+    remote_model.api_endpoint = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
+    remote_model.save()
+    production = production_factory(user, model=remote_model)
+    url = f"/api/productions/{production.id}"
+    assert api.post(f"{url}/autoplay", {"count": 3}, format="json").status_code == 202
+
+    turn = wait_for(lambda: Turn.objects.filter(production=production, status="failed").first())
+    assert turn.error == (
+        "The provider at http://127.0.0.1:9/v1 could not be reached: connection refused."
+    )
+    assert KEY not in turn.error
+    production.refresh_from_db()
+    assert production.autoplay_remaining == 0
+    (ended,) = [e for e in sent if e["type"] == "autoplay" and e["autoplay_remaining"] == 0]
+    assert ended["stopped_by"] == {"turn": str(turn.id), "error": turn.error}
+    assert Turn.objects.filter(production=production).count() == 1  # no further turn
+
+
 def test_a_turn_stopped_before_its_call_never_calls_the_model(
     user, server, remote_model, production_factory
 ):

@@ -1,5 +1,5 @@
 /** Browser-side model discovery: the browser asks the provider itself for its model list. */
-import { ANTHROPIC_MODELS, discoveryRequest, parseModelList, type PresetKey } from '@/lib/wizard'
+import { ANTHROPIC_MODELS, PRESETS, discoveryRequest, parseModelList, type PresetKey } from '@/lib/wizard'
 
 /** Why the browser could not list models, in words a user can act on. */
 export class DiscoveryError extends Error {
@@ -19,7 +19,7 @@ export async function discoverModels(
   fetchImpl: typeof fetch = (...args) => fetch(...args),
 ): Promise<string[]> {
   const req = discoveryRequest(preset, endpoint, apiKey)
-  if (!req) return [...ANTHROPIC_MODELS]
+  if (!req) return [...(PRESETS[preset].models ?? ANTHROPIC_MODELS)]
   let res: Response
   try {
     // No cookies: this goes to a third party.

@@ -206,7 +206,7 @@ export type ServerMessage =
   | { type: 'turn.restarted'; seq: number; turn: Turn; attempt: number }
   | { type: 'turn.done'; seq: number; turn: Turn }
   | { type: 'turn.failed'; seq: number; turn: Turn }
-  | { type: 'autoplay'; seq: number; autoplay_remaining: number }
+  | { type: 'autoplay'; seq: number; autoplay_remaining: number; stopped_by?: AutoplayStop }
 
 // ---------- Frames (live scenes): synthesis/selectors.py, synthesis/events.py ----------
 
@@ -478,3 +478,9 @@ export type FrameMessage =
   | { type: 'narrative.done'; narrative: Narrative }
   /** Typing (`typing`), or whether a socket of the seat's player is open (`online`; `hello` asks others to answer). */
   | { type: 'presence'; seat: Uuid; typing?: boolean; online?: boolean; hello?: boolean }
+
+/** Auto-play was ended by this turn's failure (the `autoplay` event's `stopped_by`). */
+export interface AutoplayStop {
+  turn: string
+  error: string
+}

@@ -54,6 +54,12 @@ export function useFormSubmit() {
     }
   }
 
+  /** Forget the last failure's messages (e.g. once something succeeded that proves them stale). */
+  function clearErrors() {
+    errors.value = {}
+    formError.value = ''
+  }
+
   return {
     saving: readonly(saving),
     errors: readonly(errors),
@@ -61,5 +67,6 @@ export function useFormSubmit() {
     errorFor,
     validate,
     submit,
+    clearErrors,
   }
 }

@@ -17,6 +17,17 @@ import { EventSync } from './sequence'
 const token = (turn: string, index: number, delta: string): ServerMessage => ({ type: 'turn.token', turn, index, delta })
 
 describe('applyMessage', () => {
+  it('records that a failed turn ended auto-play, and keeps it over a resync', () => {
+    const state = emptyConversation()
+    state.autoplayRemaining = 2
+    applyMessage(state, { type: 'autoplay', seq: 1, autoplay_remaining: 1 })
+    expect(state.autoplayStopped).toBeNull()
+    const stop = { turn: 't1', error: 'The provider at http://127.0.0.1:9/v1 could not be reached: connection refused.' }
+    expect(applyMessage(state, { type: 'autoplay', seq: 2, autoplay_remaining: 0, stopped_by: stop })).toBe(true)
+    expect(state.autoplayRemaining).toBe(0)
+    expect(state.autoplayStopped).toEqual(stop)
+  })
+
   it('streams tokens into a turn and marks it streaming', () => {
     const state = emptyConversation()
     applyMessage(state, { type: 'turn.created', seq: 1, turn: makeTurn({ id: 't', status: 'pending' }) })

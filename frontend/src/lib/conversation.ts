@@ -1,14 +1,16 @@
 /** Applying production events and snapshots to the local list of turns (pure state updates). */
-import type { ServerMessage, Turn } from '@/api/types'
+import type { AutoplayStop, ServerMessage, Turn } from '@/api/types'
 
 export interface ConversationState {
   turns: Turn[]
   autoplayRemaining: number
   /** Turns whose worker was lost and that are being written again: turn id → attempt. */
   restarts: Record<string, number>
+  /** Auto-play ended because this turn failed (said on the page until dismissed or rerun). */
+  autoplayStopped: AutoplayStop | null
 }
 
-export const emptyConversation = (): ConversationState => ({ turns: [], autoplayRemaining: 0, restarts: {} })
+export const emptyConversation = (): ConversationState => ({ turns: [], autoplayRemaining: 0, restarts: {}, autoplayStopped: null })
 
 const STAGE: Record<Turn['status'], number> = { pending: 0, streaming: 1, done: 2, failed: 2, stopped: 2 }
 
@@ -89,6 +91,7 @@ export function applyMessage(state: ConversationState, msg: ServerMessage): bool
     }
     case 'autoplay':
       state.autoplayRemaining = msg.autoplay_remaining
+      if (msg.stopped_by) state.autoplayStopped = msg.stopped_by
       return true
     default:
       return true

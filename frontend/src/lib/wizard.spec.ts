@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { discoverModels } from '@/api/providers'
 import {
   addManualId,
   applyBulkErrors,
@@ -194,5 +195,19 @@ describe('bulk add', () => {
     const payload = bulkPayload(s)
     applyBulkErrors(s, payload, [{}, { model_id: ['This model is already configured for this endpoint.'] }])
     expect(s.itemErrors).toEqual({ 'o3-mini': ['This model is already configured for this endpoint.'] })
+  })
+
+  it('offers the offline narrator with no endpoint or key to type', async () => {
+    const s = createWizard()
+    s.apiKey = 'sk-typed-for-openai'
+    choosePreset(s, 'offline')
+    expect(providerErrors(s)).toEqual({})
+    expect(goNext(s)).toBe(true)
+    const fetchImpl = vi.fn()
+    const models = await discoverModels('offline', s.endpoint, '', fetchImpl)
+    expect(fetchImpl).not.toHaveBeenCalled()
+    discoverySucceeded(s, models, 'static')
+    toggleModel(s, 'narrator', true)
+    expect(bulkPayload(s)).toEqual([{ provider: 'offline', api_endpoint: 'offline://narrator', model_id: 'narrator' }])
   })
 })

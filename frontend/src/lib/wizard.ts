@@ -6,7 +6,7 @@
  */
 import type { ModelInput, Provider } from '@/api/types'
 
-export type PresetKey = 'openai' | 'anthropic' | 'ollama' | 'custom'
+export type PresetKey = 'openai' | 'anthropic' | 'ollama' | 'custom' | 'offline'
 export type WizardStep = 'provider' | 'discover' | 'select'
 export const STEPS: WizardStep[] = ['provider', 'discover', 'select']
 
@@ -17,7 +17,15 @@ export interface Preset {
   endpoint: string
   keyRequired: boolean
   hint: string
+  /** A built-in model list: the browser asks nobody. */
+  models?: readonly string[]
+  /** Nothing to connect to: no endpoint or key is asked for. */
+  builtIn?: boolean
 }
+
+/** Where the offline narrator lives, and its one model (lmix/models.py OFFLINE_ENDPOINT). */
+export const OFFLINE_ENDPOINT = 'offline://narrator'
+export const OFFLINE_MODELS = ['narrator'] as const
 
 export const PRESETS: Record<PresetKey, Preset> = {
   openai: {
@@ -51,6 +59,16 @@ export const PRESETS: Record<PresetKey, Preset> = {
     endpoint: '',
     keyRequired: false,
     hint: 'vLLM, LM Studio, OpenRouter, llama.cpp… any server with an OpenAI-style /models.',
+  },
+  offline: {
+    key: 'offline',
+    label: 'Offline narrator',
+    provider: 'offline',
+    endpoint: OFFLINE_ENDPOINT,
+    keyRequired: false,
+    hint: 'The built-in deterministic narrator: no network, no key. Good for trying LMiX out.',
+    models: OFFLINE_MODELS,
+    builtIn: true,
   },
 }
 
@@ -128,6 +146,7 @@ export function choosePreset(s: WizardState, key: PresetKey): void {
 export function providerErrors(s: WizardState): Record<string, string> {
   const errors: Record<string, string> = {}
   const endpoint = normaliseEndpoint(s.endpoint)
+  if (PRESETS[s.preset].builtIn) return errors
   if (!endpoint) errors.endpoint = 'Enter the API endpoint.'
   else if (!/^https?:\/\/[^\s/]+/i.test(endpoint)) errors.endpoint = 'Use a full http:// or https:// URL.'
   if (PRESETS[s.preset].keyRequired && !s.apiKey.trim()) errors.apiKey = `${PRESETS[s.preset].label} needs an API key.`
@@ -142,7 +161,7 @@ export interface DiscoveryRequest {
 /** How the browser lists models for this provider; null when the list is static. */
 export function discoveryRequest(preset: PresetKey, endpoint: string, apiKey = ''): DiscoveryRequest | null {
   const base = normaliseEndpoint(endpoint)
-  if (preset === 'anthropic') return null
+  if (preset === 'anthropic' || PRESETS[preset].models) return null
   if (preset === 'ollama') return { url: `${base.replace(/\/v1$/, '')}/api/tags`, headers: {} }
   const headers: Record<string, string> = {}
   if (apiKey.trim()) headers.Authorization = `Bearer ${apiKey.trim()}`
@@ -267,7 +286,7 @@ export function bulkPayload(s: WizardState): ModelInput[] {
   const key = s.apiKey.trim()
   return chosenModels(s).map((model_id) => {
     const item: ModelInput = { provider: PRESETS[s.preset].provider, api_endpoint: endpoint, model_id }
-    if (key) item.api_key = key
+    if (key && !PRESETS[s.preset].builtIn) item.api_key = key
     return item
   })
 }

@@ -38,6 +38,8 @@ export const useConversationStore = defineStore('conversation', () => {
 
   const turns = computed(() => state.value.turns)
   const autoplayRemaining = computed(() => state.value.autoplayRemaining)
+  /** Auto-play ended because a turn failed: which one, and why. */
+  const autoplayStopped = computed(() => state.value.autoplayStopped)
   /** Turns being written again after their worker was lost: turn id → attempt. */
   const restarts = computed(() => state.value.restarts)
   const path = computed(() => visiblePath(state.value.turns, leafId.value))
@@ -52,7 +54,12 @@ export const useConversationStore = defineStore('conversation', () => {
     const { turns: list, head, autoplay_remaining, event_seq: _seq, ...info } = detail
     production.value = info
     const turnList = mergeSnapshot(state.value.turns, list, keepStreamed)
-    state.value = { turns: turnList, autoplayRemaining: autoplay_remaining, restarts: keepRestarts(state.value.restarts, turnList) }
+    state.value = {
+      turns: turnList,
+      autoplayRemaining: autoplay_remaining,
+      restarts: keepRestarts(state.value.restarts, turnList),
+      autoplayStopped: state.value.autoplayStopped,
+    }
     // Keep the branch being looked at; otherwise follow the server's head.
     if (!leafId.value || !list.some((t) => t.id === leafId.value)) leafId.value = head
   }
@@ -150,6 +157,7 @@ export const useConversationStore = defineStore('conversation', () => {
 
   const startAutoplay = (count: number) =>
     run('autoplay', async () => {
+      state.value.autoplayStopped = null // a new run: the last one's failure is old news
       const { autoplay_remaining } = await api.startAutoplay(pid(), count, branchEnd.value?.id ?? undefined)
       state.value.autoplayRemaining = autoplay_remaining
     })
@@ -159,6 +167,10 @@ export const useConversationStore = defineStore('conversation', () => {
       const { autoplay_remaining } = await api.stopAutoplay(pid())
       state.value.autoplayRemaining = autoplay_remaining
     }, false)
+
+  function dismissAutoplayStopped() {
+    state.value.autoplayStopped = null
+  }
 
   /** Show the sibling `delta` steps away from `turn`, with its latest descendants below. */
   function showSibling(turn: Turn, delta: number) {
@@ -204,6 +216,8 @@ export const useConversationStore = defineStore('conversation', () => {
     activeTurn,
     isGenerating,
     autoplayRemaining,
+    autoplayStopped,
+    dismissAutoplayStopped,
     castById,
     loading,
     loadError,

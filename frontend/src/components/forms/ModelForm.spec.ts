@@ -2,7 +2,7 @@ import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '@/api/http'
-import { modelsApi } from '@/api/models'
+import { modelsApi, testModel } from '@/api/models'
 import { makeModel } from '@/test/factories'
 import ModelForm from './ModelForm.vue'
 
@@ -88,4 +88,33 @@ describe('ModelForm', () => {
     expect(w.find(q('error-temperature')).text()).toContain('0 and 2')
     expect(modelsApi.create).not.toHaveBeenCalled()
   })
+
+  it('fills in the offline narrator when it is chosen, and asks for no key', async () => {
+    const w = mountForm()
+    expect(w.find(q('field-api_key')).exists()).toBe(true)
+    await w.find(q('field-provider')).setValue('offline')
+    expect((w.find(q('field-api_endpoint')).element as HTMLInputElement).value).toBe('offline://narrator')
+    expect((w.find(q('field-model_id')).element as HTMLInputElement).value).toBe('narrator')
+    expect(w.find(q('field-api_endpoint')).attributes('readonly')).toBeDefined()
+    expect(w.find(q('field-api_key')).exists()).toBe(false)
+    await w.find(q('field-provider')).setValue('openai')
+    expect((w.find(q('field-api_endpoint')).element as HTMLInputElement).value).toBe('')
+    expect(w.find(q('field-api_key')).exists()).toBe(true)
+  })
+
+  it('clears a stale error banner once the connection test succeeds', async () => {
+    vi.mocked(modelsApi.create).mockRejectedValue(new ApiError(400, 'The provider could not be reached.'))
+    vi.mocked(testModel).mockResolvedValue({ ok: true, latency_ms: 12 })
+    const w = mountForm()
+    await w.find(q('field-api_endpoint')).setValue('http://localhost:11434')
+    await w.find(q('field-model_id')).setValue('llama3')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(w.find(q('form-error')).text()).toBe('The provider could not be reached.')
+    await w.find(q('model-test')).trigger('click')
+    await flushPromises()
+    expect(w.find(q('model-test-result')).text()).toContain('Reached the provider')
+    expect(w.find(q('form-error')).exists()).toBe(false)
+  })
 })
+
