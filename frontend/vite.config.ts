@@ -24,6 +24,7 @@ export default defineConfig(({ command }) => ({
       '/api': { target: backend, changeOrigin: false },
       '/ws': { target: backend, ws: true, changeOrigin: false },
       '/admin': { target: backend, changeOrigin: false },
+      '/media': { target: backend, changeOrigin: false },
       '/static/admin': { target: backend, changeOrigin: false },
     },
   },

@@ -8,6 +8,7 @@ from .models import (
     Assistant,
     LLMCall,
     LLMModel,
+    LoreEntry,
     Membership,
     Persona,
     Scenario,
@@ -98,6 +99,17 @@ class AssistantAdmin(admin.ModelAdmin):
     search_fields = ("name", "persona__name", "model__name", "owner__username")
     autocomplete_fields = ("persona", "model")
     list_select_related = ("persona", "model")
+
+
+@admin.register(LoreEntry)
+class LoreEntryAdmin(admin.ModelAdmin):
+    """The database refuses an entry whose layer and group or persona disagree."""
+
+    list_display = ("__str__", "world", "layer", "enabled", "priority", "owner")
+    list_filter = ("layer", "enabled", *OWNED_FILTERS)
+    search_fields = ("content", "world__name", "owner__username")
+    autocomplete_fields = ("affiliation", "persona")
+    list_select_related = ("world",)
 
 
 @admin.register(LLMCall)

@@ -1,24 +1,35 @@
 """REST endpoints for the authoring data: each user sees and changes only their own objects."""
 
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from productions.prompt_template import PLACEHOLDERS, default_template
 
 from . import services
 from .errors import ApplicationError
 from .llm.base import LLMEndpointRefused
 from .llm.client import llm_test
-from .models import Affiliation, Assistant, LLMModel, Persona, Scenario, World
+from .llm.params import SAMPLER_PRESETS
+from .lore_services import lore_entry_save
+from .models import Affiliation, Assistant, LLMModel, LoreEntry, Persona, Scenario, World
+from .selectors import Authored
 from .serializers import (
     AffiliationSerializer,
     AssistantSerializer,
+    AvatarUploadSerializer,
     LLMModelSerializer,
+    LoreEntrySerializer,
     ModelTestResultSerializer,
     ModelTestSerializer,
     PersonaSerializer,
+    PromptControlsSerializer,
     ScenarioSerializer,
     WorldSerializer,
 )
@@ -51,10 +62,67 @@ class OwnedViewSet(viewsets.ModelViewSet):
     def perform_create(self, serializer: serializers.BaseSerializer) -> None:
         serializer.save(owner=self.request.user)
 
+    def perform_destroy(self, instance: Authored) -> None:
+        # Refused (409, naming them) while a production or frame uses it.
+        services.authored_delete(obj=instance)
+
 
 class WorldViewSet(OwnedViewSet):
     queryset = World.objects.all()
     serializer_class = WorldSerializer
+
+
+class LoreEntryViewSet(viewsets.ModelViewSet):
+    """A world's lorebook, under /api/worlds/{world}/lore: only the world's owner sees it
+    (anyone else, and any other world's entry, is a 404)."""
+
+    serializer_class = LoreEntrySerializer
+    lookup_value_regex = UUID_PATTERN
+
+    def world(self) -> World:
+        if not hasattr(self, "_world"):
+            self._world = get_object_or_404(
+                World, pk=self.kwargs["world_pk"], owner=self.request.user
+            )
+        return self._world
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema generator has no world
+            return LoreEntry.objects.none()
+        return LoreEntry.objects.filter(world=self.world(), owner=self.request.user).order_by(
+            "-priority", "created_at"
+        )
+
+    def perform_create(self, serializer: LoreEntrySerializer) -> None:
+        entry = LoreEntry(owner=self.request.user, world=self.world())
+        serializer.instance = lore_entry_save(entry=entry, data=dict(serializer.validated_data))
+
+    def perform_update(self, serializer: LoreEntrySerializer) -> None:
+        serializer.instance = lore_entry_save(
+            entry=serializer.instance, data=dict(serializer.validated_data)
+        )
+
+
+class PromptControlsApi(APIView):
+    """What the assistant and model forms offer: the sampler presets, the default system
+    prompt template and its placeholders."""
+
+    @extend_schema(responses=PromptControlsSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(
+            PromptControlsSerializer(
+                {
+                    "presets": [
+                        {"name": name, "params": params} for name, params in SAMPLER_PRESETS.items()
+                    ],
+                    "default_template": default_template(),
+                    "placeholders": [
+                        {"name": name, "description": description}
+                        for name, description in PLACEHOLDERS.items()
+                    ],
+                }
+            ).data
+        )
 
 
 class ScenarioViewSet(OwnedViewSet):
@@ -86,6 +154,23 @@ class PersonaViewSet(OwnedViewSet):
         serializer.instance = services.persona_save(
             persona=persona, affiliations=affiliations, covert_affiliations=covert_affiliations
         )
+
+    @extend_schema(
+        request={"multipart/form-data": AvatarUploadSerializer}, responses=PersonaSerializer
+    )
+    @action(detail=True, methods=["post"], url_path="avatar", parser_classes=[MultiPartParser])
+    def avatar(self, request: Request, pk: str | None = None) -> Response:
+        """Upload its avatar image; `avatar_url` then points to the stored copy."""
+        persona = self.get_object()
+        # Judged before the body is read: a huge upload is refused without being stored
+        # (with room for the multipart framing around the file).
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if length.isdigit() and int(length) > services.AVATAR_MAX_BYTES + 64 * 1024:
+            services.avatar_size_check(size=int(length))
+        data = AvatarUploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        persona = services.persona_avatar_set(persona=persona, upload=data.validated_data["avatar"])
+        return Response(PersonaSerializer(persona, context=self.get_serializer_context()).data)
 
 
 class AssistantViewSet(OwnedViewSet):

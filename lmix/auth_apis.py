@@ -1,6 +1,17 @@
-"""Session authentication for the SPA: CSRF cookie, sign up, log in, log out, me."""
+"""Session authentication for the SPA: CSRF cookie, sign up, log in, log out, me; the
+account's own settings: change the password, delete the account."""
 
-from django.contrib.auth import authenticate, get_user_model, login, logout, password_validation
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.contrib.auth import (
+    authenticate,
+    get_user_model,
+    login,
+    logout,
+    password_validation,
+    update_session_auth_hash,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.middleware.csrf import get_token
 from drf_spectacular.utils import (
@@ -17,9 +28,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from . import account_services
 from .errors import ApplicationError
 from .serializers import UserSerializer
 from .throttles import (
+    AccountPasswordThrottle,
     AttemptThrottledMixin,
     LoginAddressThrottle,
     LoginUsernameThrottle,
@@ -124,7 +137,70 @@ class LogoutApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class MeApi(APIView):
+class PasswordCheckedMixin(AttemptThrottledMixin):
+    """Only a wrong current password uses up the AccountPasswordThrottle's budget."""
+
+    throttled_message = "Too many wrong passwords. Try again later."
+
+    @contextmanager
+    def password_attempt(self) -> Iterator[None]:
+        try:
+            yield
+        except Exception as error:
+            wrong = isinstance(error, ApplicationError) and (
+                error.message == account_services.WRONG_PASSWORD
+            )
+            if not wrong:
+                self.attempt_succeeded()
+            raise
+        self.attempt_succeeded()
+
+
+class MeApi(PasswordCheckedMixin, APIView):
+    @extend_schema_serializer(component_name="AccountDeleteInput")
+    class DeleteInputSerializer(serializers.Serializer):
+        username = serializers.CharField(max_length=150, trim_whitespace=False)
+        password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+
+    def get_throttles(self) -> list:
+        # Only the delete checks a password; reading who is signed in is never throttled.
+        return [AccountPasswordThrottle()] if self.request.method == "DELETE" else []
+
     @extend_schema(responses=UserSerializer)
     def get(self, request: Request) -> Response:
         return Response(UserSerializer(request.user).data)
+
+    @extend_schema(
+        request=DeleteInputSerializer,
+        responses={204: None, 429: TOO_MANY},
+        description="Delete the account and everything it owns; the session ends. Seats it "
+        "plays in other people's frames become open.",
+    )
+    def delete(self, request: Request) -> Response:
+        data = self.DeleteInputSerializer(data=request.data)
+        with self.password_attempt():
+            data.is_valid(raise_exception=True)
+            account_services.account_delete(user=request.user, **data.validated_data)
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PasswordApi(PasswordCheckedMixin, APIView):
+    """Change the password; this session stays signed in, the account's others end."""
+
+    throttle_classes = [AccountPasswordThrottle]
+
+    @extend_schema_serializer(component_name="PasswordChangeInput")
+    class InputSerializer(serializers.Serializer):
+        old_password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+        new_password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+
+    @extend_schema(request=InputSerializer, responses={204: None, 429: TOO_MANY})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        with self.password_attempt():
+            data.is_valid(raise_exception=True)
+            account_services.password_change(user=request.user, **data.validated_data)
+        # A new password changes the session hash: keep this session, drop the others.
+        update_session_auth_hash(request._request, request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -91,6 +91,10 @@ class World(Owned):
 
     name = models.CharField(max_length=NAME_MAX)
     description = models.TextField(max_length=TEXT_MAX)
+    # The lorebook: how many recent turns are searched for its keys, and how many tokens of
+    # triggered entries one prompt may hold.
+    lore_scan_depth = models.PositiveSmallIntegerField(default=4)
+    lore_budget = models.PositiveIntegerField(default=500)
 
     def __str__(self) -> str:
         return self.name
@@ -133,6 +137,12 @@ class Persona(Truths):
     known_as = models.CharField(max_length=NAME_MAX, blank=True, default="")
     avatar_url = models.URLField(max_length=URL_MAX, blank=True, default="")
     style = models.TextField(max_length=TEXT_MAX, blank=True, default="")
+    # The character's first message, offered as its opening turn.
+    greeting = models.TextField(max_length=TEXT_MAX, blank=True, default="")
+    # Sample exchanges showing its voice; only its own prompt ever reads them.
+    example_dialogue = models.TextField(max_length=TEXT_MAX, blank=True, default="")
+    # Short labels for finding it in the list ("villain", "noir"), each once in any case.
+    tags = models.JSONField(default=list, blank=True)
     affiliations = models.ManyToManyField(
         Affiliation, through="Membership", related_name="members", blank=True
     )
@@ -165,6 +175,8 @@ class Assistant(Owned):
     model = models.ForeignKey(LLMModel, on_delete=models.CASCADE, related_name="assistants")
     name = models.CharField(max_length=NAME_MAX, blank=True, default="")
     config_override = models.JSONField(default=dict, blank=True)
+    # Its system prompt, with placeholders (productions/prompt_template.py); "" the default.
+    system_prompt_template = models.TextField(max_length=TEXT_MAX, blank=True, default="")
 
     class Meta(Owned.Meta):
         constraints = [
@@ -179,6 +191,53 @@ class Assistant(Owned):
     @property
     def display_name(self) -> str:
         return self.name or self.persona.name
+
+
+class LoreLayer(models.TextChoices):
+    """Who may know a lore entry (DESIGN.md §3)."""
+
+    UNIVERSAL = "universal", "Everyone"
+    AFFILIATION = "affiliation", "Members of one affiliation"
+    PERSONA = "persona", "One persona"
+
+
+class LoreEntry(Owned):
+    """A world entry added to a prompt when the recent conversation mentions one of its
+    keys, and only to a speaker who may know it."""
+
+    world = models.ForeignKey(World, on_delete=models.CASCADE, related_name="lore")
+    keys = models.JSONField(default=list)  # words or phrases, matched whole, any case
+    content = models.TextField(max_length=TEXT_MAX)
+    enabled = models.BooleanField(default=True)
+    layer = models.CharField(max_length=16, choices=LoreLayer.choices, default="universal")
+    # Deleting the group or persona deletes the entry: left without it, it would be public.
+    affiliation = models.ForeignKey(
+        Affiliation, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    persona = models.ForeignKey(
+        Persona, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    # Higher first when the budget cannot hold every triggered entry.
+    priority = models.SmallIntegerField(default=0)
+
+    class Meta(Owned.Meta):
+        verbose_name = "lore entry"
+        verbose_name_plural = "lore entries"
+        ordering = ["-priority", "created_at"]
+        constraints = [
+            # The layer names exactly the one group or persona it is restricted to.
+            models.CheckConstraint(
+                condition=(
+                    Q(layer="universal", affiliation__isnull=True, persona__isnull=True)
+                    | Q(layer="affiliation", affiliation__isnull=False, persona__isnull=True)
+                    | Q(layer="persona", affiliation__isnull=True, persona__isnull=False)
+                ),
+                name="lore_layer_matches_restriction",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return ", ".join(self.keys) or "(no keys)"
 
 
 class LLMCall(models.Model):
@@ -201,6 +260,8 @@ class LLMCall(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     latency_ms = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")
+    # The parameters the call was made with (validated, before a provider drops any).
+    params = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # Empty while the call runs (and forever for a call cut off by a dead worker).
     finished_at = models.DateTimeField(null=True, blank=True)

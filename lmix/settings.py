@@ -119,6 +119,9 @@ STATIC_ROOT = DATA_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
 WHITENOISE_USE_FINDERS = True
+# Uploads (persona avatars), served by lmix/spa.py::media under /media/.
+MEDIA_URL = "/media/"
+MEDIA_ROOT = DATA_DIR / "media"
 
 SESSION_ENGINE = "lmix.sessions"
 SESSION_COOKIE_HTTPONLY = True

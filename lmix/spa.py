@@ -1,8 +1,13 @@
-"""Serves the built SPA's index.html for every client-side route, so deep links survive reload."""
+"""Serves the built SPA's index.html for every client-side route, so deep links survive reload,
+and the uploaded media (persona avatars)."""
+
+import mimetypes
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import static
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_safe
 
 MISSING_BUILD = (
     "<!doctype html><title>LMiX</title>"
@@ -23,3 +28,15 @@ def spa_index(request: HttpRequest, path: str = "") -> HttpResponse:
 
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     return JsonResponse({"detail": f"No API endpoint at /api/{path}."}, status=404)
+
+
+@require_safe
+def media(request: HttpRequest, path: str) -> HttpResponse:
+    """An uploaded file. Its name is unique per upload (so it is cached for good) and only
+    image types are ever stored; the headers still forbid running anything from it."""
+    response = static.serve(request, path, document_root=settings.MEDIA_ROOT)
+    response["Content-Type"] = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

@@ -141,8 +141,27 @@ class SignupAddressThrottle(AttemptThrottle):
         return client_address(request)
 
 
+class AccountPasswordThrottle(AttemptThrottle):
+    """Wrong current passwords per signed-in user (changing the password, deleting the
+    account): a session left open must not become a way to guess the password. Shares the
+    per-username login rate."""
+
+    scope = "account_password"
+    rate_setting = "LMIX_LOGIN_RATE_PER_USERNAME"
+    refund_on_success = True
+
+    def ident(self, request: Request) -> str | None:
+        user = request.user
+        return f"user:{user.pk}" if user.is_authenticated else None
+
+
 # Their rate settings are checked at startup (lmix/checks.py).
-ATTEMPT_THROTTLES = (LoginUsernameThrottle, LoginAddressThrottle, SignupAddressThrottle)
+ATTEMPT_THROTTLES = (
+    LoginUsernameThrottle,
+    LoginAddressThrottle,
+    SignupAddressThrottle,
+    AccountPasswordThrottle,
+)
 
 
 class TooManyAttempts(Throttled):

@@ -1,23 +1,30 @@
-"""REST endpoints of productions: CRUD, turns (ask, stop), auto-play."""
+"""REST endpoints of productions: CRUD, turns (ask, speak as, edit, delete, continue,
+stop), impersonation drafts, auto-play."""
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from lmix.apis import UUID_PATTERN
 from lmix.errors import ApplicationError
+from lmix.models import Assistant
 
-from . import selectors, services
+from . import drafts, selectors, services, turn_edits
 from .models import Production, Turn
 from .serializers import (
     AutoplaySerializer,
     AutoplayStateSerializer,
+    DraftSerializer,
     HeadSerializer,
+    ImpersonateSerializer,
     ProductionDetailSerializer,
     ProductionSerializer,
+    TurnDeleteSerializer,
+    TurnEditSerializer,
     TurnRequestSerializer,
     TurnSerializer,
 )
@@ -77,35 +84,79 @@ class ProductionViewSet(viewsets.ModelViewSet):
     )
     @action(detail=True, methods=["post"], url_path="turns")
     def turns(self, request: Request, pk: str | None = None) -> Response:
-        """Ask an assistant (or the rule) to speak next, or add a director turn (`content`)."""
+        """Ask an assistant (or the rule) to speak next, add a director turn (`content`), or
+        speak as a cast member (`persona` and `content`)."""
         production = self.get_object()
         data = TurnRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        assistant = None
-        if values.get("assistant"):
-            assistant = next(
-                (
-                    a
-                    for a in selectors.cast_load(production=production)
-                    if a.pk == values["assistant"]
-                ),
-                None,
-            )
-            if assistant is None:
-                raise ApplicationError(
-                    "That assistant is not in this production's cast.",
-                    details={"assistant": ["Not in this production's cast."]},
-                )
         turn = services.turn_request(
             production=production,
-            assistant=assistant,
+            assistant=self._cast_member(production, "assistant", values.get("assistant")),
             parent=self._parent(production, values),
             content=values.get("content"),
             director=request.user,
+            speak_as=self._cast_member(production, "persona", values.get("persona")),
         )
         code = status.HTTP_202_ACCEPTED if turn.status == "pending" else status.HTTP_201_CREATED
         return Response(self._turn_data(production, turn), status=code)
+
+    @extend_schema(methods=["patch"], request=TurnEditSerializer, responses=TurnSerializer)
+    @extend_schema(methods=["delete"], request=None, parameters=[TurnDeleteSerializer])
+    @action(
+        detail=True,
+        methods=["patch", "delete"],
+        url_path=rf"turns/(?P<turn_id>{UUID_PATTERN})",
+    )
+    def turn(self, request: Request, pk: str | None = None, turn_id: str | None = None) -> Response:
+        """Edit a finished turn's text (PATCH), or delete it (DELETE; a turn with later
+        turns answers 409 unless `?branch=delete` or `?branch=keep`)."""
+        production = self.get_object()
+        turn = self._turn(production, turn_id)
+        if request.method == "DELETE":
+            query = TurnDeleteSerializer(data=request.query_params)
+            query.is_valid(raise_exception=True)
+            branch = query.validated_data.get("branch")
+            turn_edits.turn_delete(
+                turn=turn, branch=turn_edits.BranchChoice(branch) if branch else None
+            )
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        data = TurnEditSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        turn = turn_edits.turn_edit(turn=turn, content=data.validated_data["content"])
+        return Response(self._turn_data(production, turn))
+
+    @extend_schema(request=None, responses={202: TurnSerializer})
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path=rf"turns/(?P<turn_id>{UUID_PATTERN})/continue",
+    )
+    def continue_turn(
+        self, request: Request, pk: str | None = None, turn_id: str | None = None
+    ) -> Response:
+        """Extend the last turn of a branch: its text streams on from where it ends."""
+        production = self.get_object()
+        turn = turn_edits.turn_continue(turn=self._turn(production, turn_id))
+        return Response(self._turn_data(production, turn), status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=ImpersonateSerializer, responses={202: DraftSerializer})
+    @action(detail=True, methods=["post"], url_path="impersonate")
+    def impersonate(self, request: Request, pk: str | None = None) -> Response:
+        """Draft a cast member's next line for the user to edit and send; it streams on the
+        production's socket (`draft.token`, `draft.done`, `draft.failed`) and is not stored."""
+        production = self.get_object()
+        data = ImpersonateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        parent = self._parent(production, values)
+        draft = drafts.draft_request(
+            production=production,
+            speaker=self._cast_member(production, "persona", values["persona"]),
+            parent=production.head if parent is services.HEAD else parent,
+            draft_id=values.get("draft"),
+        )
+        return Response({"draft": draft}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses=TurnSerializer)
     @action(
@@ -116,10 +167,8 @@ class ProductionViewSet(viewsets.ModelViewSet):
     def stop(self, request: Request, pk: str | None = None, turn_id: str | None = None) -> Response:
         """Stop a streaming turn; its partial text is kept."""
         production = self.get_object()
-        turn = production.turns.filter(pk=turn_id).first()
-        if turn is None:
-            return Response({"detail": "No such turn."}, status=status.HTTP_404_NOT_FOUND)
-        return Response(self._turn_data(production, services.turn_stop(turn=turn)))
+        turn = services.turn_stop(turn=self._turn(production, turn_id))
+        return Response(self._turn_data(production, turn))
 
     @extend_schema(
         methods=["post"], request=AutoplaySerializer, responses={202: AutoplayStateSerializer}
@@ -142,6 +191,26 @@ class ProductionViewSet(viewsets.ModelViewSet):
         return Response(
             {"autoplay_remaining": production.autoplay_remaining}, status=status.HTTP_202_ACCEPTED
         )
+
+    @staticmethod
+    def _cast_member(production: Production, field: str, wanted: object) -> Assistant | None:
+        """The cast member that is `wanted` (an assistant id, or its persona's id)."""
+        if not wanted:
+            return None
+        for member in selectors.cast_load(production=production):
+            if (member.persona_id if field == "persona" else member.pk) == wanted:
+                return member
+        raise ApplicationError(
+            f"That {field} is not in this production's cast.",
+            details={field: ["Not in this production's cast."]},
+        )
+
+    @staticmethod
+    def _turn(production: Production, turn_id: object) -> Turn:
+        turn = production.turns.filter(pk=turn_id).first()
+        if turn is None:
+            raise NotFound("No such turn.")
+        return turn
 
     @staticmethod
     def _parent(production: Production, values: dict) -> Turn | None | object:

@@ -73,6 +73,40 @@ def notify_turn_finished(turn: Turn) -> None:
     _notify(turn.production_id, {"type": kind, "turn": turn_event_body(turn)})
 
 
+def notify_turn_edited(turn: Turn) -> None:
+    _notify(turn.production_id, {"type": "turn.edited", "turn": turn_event_body(turn)})
+
+
+def notify_turn_continued(turn: Turn) -> None:
+    """A finished turn is extended by a new run (`attempt`), from its text and deltas so
+    far."""
+    _notify(
+        turn.production_id,
+        {"type": "turn.continued", "turn": turn_event_body(turn), "attempt": turn.attempts + 1},
+    )
+
+
+def notify_turns_deleted(
+    production_id: object, *, deleted: list[str], reparented: list[str], head: object
+) -> None:
+    """Turns removed; `reparented` children of a deleted turn now hang from its parent."""
+    _notify(
+        production_id,
+        {
+            "type": "turns.deleted",
+            "turns": deleted,
+            "reparented": reparented,
+            "head": str(head) if head else None,
+        },
+    )
+
+
+def notify_draft(production_id: object, event: dict[str, Any]) -> None:
+    """An impersonation draft's delta or end: published now, stored nowhere (it becomes a
+    turn only when its player sends it)."""
+    group_send(production_group(production_id), event)
+
+
 def notify_autoplay(production: Production, *, failed_turn: Turn | None = None) -> None:
     """Auto-play's turns left; when a failed turn ended it, that turn's id and error."""
     event: dict[str, Any] = {

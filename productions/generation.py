@@ -18,12 +18,13 @@ from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Usage
-from lmix.llm.client import llm_stream
+from lmix.llm.client import llm_stream, params_for
 from lmix.realtime.leases import lease_held, on_heartbeat
 
 from . import events
+from .lore import lore_for_world
 from .models import Production, Turn, TurnStatus
-from .prompting import DEFAULT_REPLY_TOKENS, build_messages
+from .prompting import CONTINUE_CUE, DEFAULT_REPLY_TOKENS, NEXT_CUE, build_messages
 from .selectors import cast_load, turn_branch
 
 logger = logging.getLogger(__name__)
@@ -38,8 +39,9 @@ class StreamWriter:
 
     def __init__(self, turn: Turn) -> None:
         self.turn = turn
-        self.parts: list[str] = []
-        self.index = 0
+        # A continuation goes on from the stored text and its deltas.
+        self.parts: list[str] = [turn.content] if turn.continuation else []
+        self.index = turn.token_count if turn.continuation else 0
         self.saved_at = time.monotonic()
         self.lease = {"lease_owner": turn.lease_owner, "attempts": turn.attempts}
         self.ours = Q(pk=turn.pk, **self.lease)
@@ -50,6 +52,12 @@ class StreamWriter:
 
     def add(self, delta: str) -> bool:
         """Publish and keep `delta`; False once the run no longer holds the turn."""
+        if (
+            self.index == self.turn.token_count
+            and self.turn.continuation
+            and _runs_on(self.text, delta)
+        ):
+            delta = f" {delta}"  # a continuation's first words, not glued to the last ones
         events.notify_turn_token(self.turn, index=self.index, delta=delta)
         self.parts.append(delta)
         self.index += 1
@@ -65,6 +73,11 @@ class StreamWriter:
                 content=self.text, token_count=self.index, heartbeat_at=timezone.now()
             )
         )
+
+
+def _runs_on(text: str, delta: str) -> bool:
+    """Whether `delta` would be glued to the end of `text` without a space between words."""
+    return bool(text) and not text[-1].isspace() and delta[:1].isalnum()
 
 
 def turn_generate(*, turn_id: object) -> None:
@@ -106,20 +119,32 @@ def _stream(turn: Turn, writer: StreamWriter, started: float) -> None:
     assistant = next((a for a in cast if a.pk == turn.assistant_id), None)
     if assistant is None:
         raise ApplicationError("This assistant is no longer in the production's cast.")
-    reply_tokens = int(
-        {**assistant.model.config, **assistant.config_override}.get(
-            "max_tokens", DEFAULT_REPLY_TOKENS
-        )
-    )
+    greeting = assistant.persona.greeting.strip()
+    if greeting and turn.parent_id is None and not turn.continuation and not _earlier_takes(turn):
+        # A production opens with the persona's own first message, as in chat front ends;
+        # regenerating that turn asks the model for another.
+        writer.add(greeting)
+        _finish(writer, usage=Usage(), started=started)
+        return
+    # The model's settings, then the assistant's (an invalid one fails the turn, saying which).
+    params = params_for(assistant.model, assistant.config_override)
+    reply_tokens = params.get("max_tokens", DEFAULT_REPLY_TOKENS)
+    branch = turn_branch(production=production, leaf_id=turn.parent_id)
+    if turn.continuation:  # its own text so far ends the branch; the model goes on from it
+        branch.append(Turn(assistant_id=turn.assistant_id, content=turn.content, status="done"))
     messages, _dropped = build_messages(
         speaker=assistant.persona,
         speaker_assistant_id=assistant.pk,
         cast=[member.persona for member in cast],
         world=production.world,
         scenario=production.scenario,
-        branch=turn_branch(production=production, leaf_id=turn.parent_id),
+        branch=branch,
         model_id=assistant.model.model_id,
         reply_tokens=reply_tokens,
+        cue=CONTINUE_CUE if turn.continuation else NEXT_CUE,
+        template=assistant.system_prompt_template,
+        lore=lore_for_world(world=production.world),
+        context_size=params.get("context_size"),
     )
     if not Turn.objects.filter(writer.ours, status=TurnStatus.STREAMING).update(
         directive=[message.as_dict() for message in messages]
@@ -131,6 +156,7 @@ def _stream(turn: Turn, writer: StreamWriter, started: float) -> None:
         model=assistant.model,
         messages=messages,
         purpose="production.turn",
+        subject=f"turn:{turn.pk}",
         overrides=assistant.config_override,
         usage=usage,
         variant=_earlier_takes(turn),
@@ -147,6 +173,7 @@ def _stream(turn: Turn, writer: StreamWriter, started: float) -> None:
 def _earlier_takes(turn: Turn) -> int:
     """How many times this speaker already answered this parent (regenerations)."""
     return Turn.objects.filter(
+        speaker_kind=turn.speaker_kind,
         production_id=turn.production_id,
         parent_id=turn.parent_id,
         assistant_id=turn.assistant_id,
@@ -162,6 +189,8 @@ def _finish(writer: StreamWriter, *, usage: Usage, started: float) -> None:
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
         "latency_ms": int((time.monotonic() - started) * 1000),
+        "continuation": False,
+        "error": "",
     }
     with transaction.atomic():
         done = Turn.move(
@@ -184,11 +213,14 @@ def _finish(writer: StreamWriter, *, usage: Usage, started: float) -> None:
 
 
 def _fail(writer: StreamWriter, *, message: str, started: float) -> None:
+    """End the run failed. A failed continuation leaves the turn done with its text and the
+    error, so the text written before stays the turn's."""
     turn = writer.turn
     with transaction.atomic():
         if not Turn.move(
             turn.pk,
-            TurnStatus.FAILED,
+            TurnStatus.DONE if turn.continuation else TurnStatus.FAILED,
+            continuation=False,
             where=writer.lease,
             error=message,
             content=writer.text,
@@ -264,16 +296,17 @@ def turn_lease_lapsed(*, turn: Turn) -> str | None:
         "attempts": turn.attempts,
         "heartbeat_at": turn.heartbeat_at,
     }
+    # A continuation goes on from its last checkpoint; other turns start again from nothing.
+    reset = {} if turn.continuation else {"content": "", "token_count": 0}
     if turn.attempts <= settings.LMIX_LEASE_MAX_RESTARTS:
         if not Turn.move(
             turn.pk,
             TurnStatus.PENDING,
             only_from=(TurnStatus.STREAMING,),
             where=unchanged,
-            content="",
-            token_count=0,
             lease_owner="",
             heartbeat_at=None,
+            **reset,
         ):
             return None
         turn.refresh_from_db()

@@ -3,7 +3,8 @@
 Every later part (productions, frames, memories) builds a character's prompt on this, so the
 rules live here once:
 - WORLD and SCENARIO are shared by all;
-- YOU ARE: the speaker's own universal and internal truth (and style);
+- YOU ARE: the speaker's own universal and internal truth (and style, and example dialogue,
+  which no other character ever reads);
 - YOUR AFFILIATIONS: universal and internal truth of the speaker's groups;
 - OTHER PARTICIPANTS: universal and external truth of everyone else, their groups'
   universal and external truth, internal only where the speaker is a member too;
@@ -114,6 +115,7 @@ def knowledge_sections(
                     ("Internal (only you know this)", speaker.internal_truth),
                     ("Style", speaker.style),
                 )
+                + _example_dialogue(speaker)
             ),
             SectionKey.YOU,
         ),
@@ -201,6 +203,16 @@ def _seen(group: Affiliation, member_of: set) -> list[str]:
     if group.pk in member_of:
         layers.append(("Internal (you are a member)", group.internal_truth))
     return _truths(*layers)
+
+
+def _example_dialogue(speaker: Persona) -> list[str]:
+    """The speaker's sample lines, to copy its voice from; never anyone else's (they could
+    show what a character knows)."""
+    text = speaker.example_dialogue.strip()
+    if not text:
+        return []
+    label = "- Example dialogue (your voice, not events of this scene):"
+    return [label, *(f"  {line}".rstrip() for line in text.splitlines())]
 
 
 def _truths(*layers: tuple[str, str]) -> list[str]:

@@ -1,31 +1,49 @@
-"""The messages one assistant is sent: compiled knowledge, orientation, then its branch."""
+"""The messages one assistant is sent: its system prompt (template, compiled knowledge and
+triggered lore), then its branch, fitted to its context size."""
 
 from collections.abc import Mapping, Sequence
-from functools import cache
-from pathlib import Path
 
 from lmix.llm.base import Message
 from lmix.llm.tokens import context_window, fit_messages
-from lmix.models import Persona, Scenario, World
+from lmix.models import LoreEntry, Persona, Scenario, World
 
 from .knowledge import compile_knowledge, name_for
+from .lore import lore_section, lore_select, recent_text
 from .models import SpeakerKind, Turn, TurnStatus
+from .prompt_template import template_render
 
-TEMPLATES = Path(__file__).parent / "templates" / "productions"
 DEFAULT_REPLY_TOKENS = 512
 OPENING_CUE = "[The scene begins. Speak first.]"
-
-
-@cache
-def _template(name: str) -> str:
-    return (TEMPLATES / name).read_text()
+NEXT_CUE = "[Continue the scene.]"
+# "Continue": the last message is the speaker's own, cut short; it goes on from there.
+CONTINUE_CUE = "[Continue your last message exactly where it ends. Do not repeat any of it.]"
+# "Impersonate": a draft of the speaker's next line, for its player to edit and send.
+IMPERSONATE_CUE = (
+    "[Write only your next line, in your own voice, as your player would write it: "
+    "a few sentences of speech and small actions, nothing for anyone else.]"
+)
 
 
 def system_prompt(
-    *, speaker: Persona, cast: Sequence[Persona], world: World, scenario: Scenario
+    *,
+    speaker: Persona,
+    cast: Sequence[Persona],
+    world: World,
+    scenario: Scenario,
+    template: str = "",
+    lore: str = "",
 ) -> str:
+    """The speaker's template (or the default) around its own knowledge and `lore`, each
+    exactly once (productions/prompt_template.py)."""
     knowledge = compile_knowledge(speaker=speaker, cast=cast, world=world, scenario=scenario)
-    return f"{knowledge}\n\n{_template('orientation.txt').format(name=speaker.name)}"
+    return template_render(
+        template,
+        char=speaker.name,
+        world=world.name,
+        scenario=scenario.name,
+        knowledge=knowledge,
+        lore=lore,
+    )
 
 
 def transcript(
@@ -33,12 +51,15 @@ def transcript(
     speaker_assistant_id: object,
     branch: Sequence[Turn],
     names: Mapping[str, str] | None = None,
+    cue: str = NEXT_CUE,
 ) -> list[Message]:
-    """The branch as chat messages: own turns as assistant, everyone else's as user.
+    """The branch as chat messages: own turns as assistant (generated or written in this
+    speaker's voice), everyone else's as user.
 
     Failed turns and empty ones are skipped; consecutive messages of one role are merged, and
-    the transcript always starts and ends with a user message, as every provider accepts.
-    `names` renames speakers as this speaker knows them (a real name → a public name).
+    the transcript always starts and ends with a user message (`cue` when the branch ends
+    with the speaker's own), as every provider accepts. `names` renames speakers as this
+    speaker knows them (a real name → a public name).
     """
     names = names or {}
     messages: list[Message] = []
@@ -60,7 +81,7 @@ def transcript(
     if not messages or messages[0].role != "user":
         messages.insert(0, Message("user", OPENING_CUE))
     if messages[-1].role != "user":
-        messages.append(Message("user", "[Continue the scene.]"))
+        messages.append(Message("user", cue))
     return messages
 
 
@@ -74,15 +95,37 @@ def build_messages(
     branch: Sequence[Turn],
     model_id: str,
     reply_tokens: int = DEFAULT_REPLY_TOKENS,
+    cue: str = NEXT_CUE,
+    template: str = "",
+    lore: Sequence[LoreEntry] = (),
+    context_size: int | None = None,
 ) -> tuple[list[Message], int]:
-    """Everything the model is sent, fitted to its context window (the system prompt is
-    never cut; the oldest turns go first).
+    """Everything the model is sent, fitted to `context_size` tokens (else the model's
+    known context window): the system prompt is never cut; the oldest turns go first.
 
+    Args:
+        template: the assistant's system prompt template; "" the default.
+        lore: the world's enabled lore entries (`lore_for_world`); those the last
+            `world.lore_scan_depth` turns call up and the speaker may know are added.
     Returns:
         The messages and how many transcript messages were left out to fit.
     """
+    chosen = lore_select(
+        entries=lore,
+        speaker=speaker,
+        text=recent_text(branch, world.lore_scan_depth),
+        budget=world.lore_budget,
+    )
     system = Message(
-        "system", system_prompt(speaker=speaker, cast=cast, world=world, scenario=scenario)
+        "system",
+        system_prompt(
+            speaker=speaker,
+            cast=cast,
+            world=world,
+            scenario=scenario,
+            template=template,
+            lore=lore_section(chosen),
+        ),
     )
     # A turn is labelled with its speaker's real name: others read the name they know.
     names = {
@@ -90,8 +133,10 @@ def build_messages(
         for persona in cast
         if (seen := name_for(persona, by=speaker)) != persona.name
     }
-    history = transcript(speaker_assistant_id=speaker_assistant_id, branch=branch, names=names)
-    window = context_window(model_id)
+    history = transcript(
+        speaker_assistant_id=speaker_assistant_id, branch=branch, names=names, cue=cue
+    )
+    window = context_size or context_window(model_id)
     # A reply allowance near the whole window would leave no room for the conversation.
     reserve = min(reply_tokens, window // 2)
     return fit_messages(system, history, budget=window, reserve=reserve)

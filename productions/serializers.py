@@ -10,6 +10,7 @@ from .models import TURN_TEXT_MAX, Production, Turn
 
 class CastSerializer(serializers.ModelSerializer):
     display_name = serializers.CharField(read_only=True)
+    persona = serializers.UUIDField(source="persona_id", read_only=True)
     persona_name = serializers.CharField(source="persona.name", read_only=True)
     avatar_url = serializers.CharField(source="persona.avatar_url", read_only=True)
     model_name = serializers.CharField(source="model.name", read_only=True)
@@ -21,6 +22,7 @@ class CastSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "display_name",
+            "persona",
             "persona_name",
             "avatar_url",
             "model_name",
@@ -52,6 +54,7 @@ class TurnSerializer(serializers.ModelSerializer):
             "completion_tokens",
             "latency_ms",
             "created_at",
+            "edited_at",
             "directive",
         ]
         read_only_fields = fields
@@ -86,6 +89,7 @@ class ProductionSerializer(serializers.ModelSerializer):
             "scenario_name",
             "assistants",
             "show_directive",
+            "auto_reply",
             "turn_count",
             "created_at",
             "updated_at",
@@ -132,17 +136,52 @@ class HeadSerializer(serializers.Serializer):
 
 class TurnRequestSerializer(serializers.Serializer):
     assistant = serializers.UUIDField(required=False, allow_null=True)
+    persona = serializers.UUIDField(
+        required=False,
+        allow_null=True,
+        help_text="Speak as this cast member's persona: `content` is written in its voice.",
+    )
     parent = serializers.UUIDField(required=False, allow_null=True)
     content = serializers.CharField(
-        required=False, max_length=TURN_TEXT_MAX, help_text="A director turn's text."
+        required=False,
+        max_length=TURN_TEXT_MAX,
+        help_text="Written words: a director's note, or a persona's line with `persona`.",
     )
 
     def validate(self, attrs: dict) -> dict:
         if attrs.get("content") is not None and attrs.get("assistant"):
             raise serializers.ValidationError(
-                {"content": ["A director turn has no assistant: send one or the other."]}
+                {"content": ["Written words have no assistant: send one or the other."]}
+            )
+        if attrs.get("persona") and attrs.get("content") is None:
+            raise serializers.ValidationError(
+                {"content": ["Write the line to say as this character."]}
             )
         return attrs
+
+
+class TurnEditSerializer(serializers.Serializer):
+    content = serializers.CharField(max_length=TURN_TEXT_MAX)
+
+
+class TurnDeleteSerializer(serializers.Serializer):
+    branch = serializers.ChoiceField(
+        choices=["delete", "keep"],
+        required=False,
+        help_text="For a turn with later turns: delete them too, or keep them.",
+    )
+
+
+class ImpersonateSerializer(serializers.Serializer):
+    persona = serializers.UUIDField(help_text="The cast member's persona to draft a line for.")
+    parent = serializers.UUIDField(required=False, allow_null=True)
+    draft = serializers.UUIDField(
+        required=False, help_text="The id its events carry (chosen by the client, or new)."
+    )
+
+
+class DraftSerializer(serializers.Serializer):
+    draft = serializers.UUIDField(help_text="Its `draft.token|done|failed` events carry it.")
 
 
 class AutoplaySerializer(serializers.Serializer):

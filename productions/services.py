@@ -79,9 +79,11 @@ def turn_request(
     parent: Turn | None | object = HEAD,
     content: str | None = None,
     director: AbstractBaseUser | None = None,
+    speak_as: Assistant | None = None,
 ) -> Turn:
-    """Add a turn after `parent`: the director's own words, or an assistant's, generated in
-    the background.
+    """Add a turn after `parent`: the director's own words, words written in a cast
+    member's voice (`speak_as` with `content`), or an assistant's, generated in the
+    background. With the production's auto-reply on, the next speaker answers written words.
 
     Raises:
         ApplicationError: 409 when a turn is already being generated, 400 when the parent
@@ -99,9 +101,11 @@ def turn_request(
             production=production,
             parent=parent,
             depth=depth,
-            speaker_kind=SpeakerKind.DIRECTOR,
+            speaker_kind=SpeakerKind.PERSONA if speak_as else SpeakerKind.DIRECTOR,
+            # In a cast member's voice, it is that member's turn to every prompt.
+            assistant=speak_as,
             director=director,
-            speaker_name="Director",
+            speaker_name=speak_as.display_name if speak_as else "Director",
             content=content,
             status=TurnStatus.DONE,
         )
@@ -134,7 +138,17 @@ def turn_request(
     production.head = turn
     production.save(update_fields=["head", "updated_at"])
     events.notify_turn_created(turn)
+    if turn.status == TurnStatus.DONE and production.auto_reply:
+        _reply(production, turn)
     return turn
+
+
+def _reply(production: Production, written: Turn) -> None:
+    """Auto-reply: the next speaker answers written words, unless a turn is already being
+    generated (the words stay; nobody answers twice)."""
+    if production.turns.filter(status__in=ACTIVE_STATUSES).exists():
+        return
+    turn_request(production=production, parent=written)
 
 
 def _choose_speaker(

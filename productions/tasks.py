@@ -5,7 +5,7 @@ import logging
 from celery import shared_task
 from django.core.exceptions import ObjectDoesNotExist
 
-from . import generation
+from . import drafts, generation
 
 logger = logging.getLogger(__name__)
 
@@ -17,6 +17,22 @@ def turn_generate_task(turn_id: str) -> None:
         generation.turn_generate(turn_id=turn_id)
     except ObjectDoesNotExist:  # the production was deleted meanwhile: nothing to do
         logger.info("turn %s is gone; nothing to generate", turn_id)
+
+
+@shared_task(ignore_result=True)
+def draft_generate_task(
+    draft_id: str, production_id: str, assistant_id: str, parent_id: str | None
+) -> None:
+    """Write an impersonation draft (not retried: its user sees it fail and asks again)."""
+    try:
+        drafts.draft_generate(
+            draft_id=draft_id,
+            production_id=production_id,
+            assistant_id=assistant_id,
+            parent_id=parent_id,
+        )
+    except ObjectDoesNotExist:
+        logger.info("production %s is gone; no draft", production_id)
 
 
 @shared_task(ignore_result=True)

@@ -3,10 +3,14 @@ import { createPinia } from 'pinia'
 import { createApp } from 'vue'
 import App from './App.vue'
 import { onUnauthorized } from './api/http'
+import { applyTheme, storedTheme } from './lib/theme'
 import { createAppRouter } from './router'
 import { useAuthStore } from './stores/auth'
 import { useToastsStore } from './stores/toasts'
 import './styles/main.css'
+
+// index.html applied the saved theme before the first paint; this keeps the two in step.
+applyTheme(storedTheme())
 
 const app = createApp(App)
 const pinia = createPinia()

@@ -54,8 +54,9 @@ def _request(config: CallConfig, messages: list[Message]) -> dict[str, Any]:
         request["system"] = system
     if "stop" in params:
         request["stop_sequences"] = params["stop"]
-    # The Messages API (as of SDK 2.x) takes no temperature, top_p or penalties: they are
-    # dropped here rather than refused, so one model config can move between providers.
+    # Sent: max_tokens and stop sequences. The Messages API (as of SDK 2.x) has no
+    # temperature, top_p, frequency or presence penalty: they are dropped here rather than
+    # refused, so one config (or a sampler preset) serves every provider (docs/providers.md).
     return request
 
 

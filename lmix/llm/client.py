@@ -26,13 +26,28 @@ from .base import (
     Usage,
 )
 from .endpoints import infer_provider, normalize_endpoint
-from .params import validate_params
+from .params import request_params, validate_params
 from .registry import provider_for
 from .tokens import count_message_tokens, count_tokens
 
 log = logging.getLogger("lmix.llm")
 # Below this many seconds left, a connection test's fallback call is not worth starting.
 MIN_FALLBACK_SECONDS = 0.5
+
+
+def params_for(model: LLMModel, overrides: dict | None = None) -> dict[str, Any]:
+    """The settings of a call: the model's config, then `overrides`, validated (prompt-only
+    ones included).
+
+    Raises:
+        LLMBadRequest: a stored setting is invalid; the message names which.
+    """
+    stored = model.config if isinstance(model.config, dict) else {}
+    try:
+        return validate_params({**stored, **(overrides or {})})
+    except pydantic.ValidationError as error:
+        fields = sorted({".".join(map(str, e["loc"])) or "config" for e in error.errors()})
+        raise LLMBadRequest(f"The model's settings are invalid: {', '.join(fields)}.") from None
 
 
 def call_config_for(
@@ -42,13 +57,9 @@ def call_config_for(
     timeout: float | None = None,
     variant: int = 0,
 ) -> CallConfig:
-    """The model's endpoint, key and parameters (its config, then `overrides`), validated."""
-    stored = model.config if isinstance(model.config, dict) else {}
-    try:
-        params = validate_params({**stored, **(overrides or {})})
-    except pydantic.ValidationError as error:
-        fields = sorted({".".join(map(str, e["loc"])) or "config" for e in error.errors()})
-        raise LLMBadRequest(f"The model's settings are invalid: {', '.join(fields)}.") from None
+    """The model's endpoint, key and parameters (its config, then `overrides`), validated;
+    prompt-only settings (`context_size`) are not among the parameters sent."""
+    params = request_params(params_for(model, overrides))
     try:
         api_key = model.api_key
     except UnreadableSecret as error:
@@ -98,11 +109,12 @@ def _recorded(
     messages: list[Message] | None = None,
     received: list[str] | None = None,
     subject: str = "",
-) -> Iterator[None]:
+) -> Iterator[dict[str, Any]]:
     """Time the block and record it as an LLMCall, whether it succeeds, fails or is closed.
 
     The row is written before the call (unfinished) and completed after it, so a call cut
-    off by a dead worker still shows, without `finished_at`."""
+    off by a dead worker still shows, without `finished_at`. The block may add to the row it
+    is given (the parameters, once validated)."""
     row: dict[str, Any] = {
         "owner_id": model.owner_id if model is not None else getattr(owner, "pk", None),
         "llm_model": model,
@@ -116,7 +128,7 @@ def _recorded(
     started = time.monotonic()
     error = ""
     try:
-        yield
+        yield row
     except LLMError as exc:
         error = str(exc)
         raise
@@ -150,8 +162,11 @@ def llm_complete(
 ) -> Completion:
     """The whole text of one completion."""
     usage = Usage()
-    with _recorded(kind="complete", purpose=purpose, usage=usage, model=model, subject=subject):
+    with _recorded(
+        kind="complete", purpose=purpose, usage=usage, model=model, subject=subject
+    ) as row:
         config = call_config_for(model, overrides)
+        row["params"] = config.params
         completion = provider_for(config.provider).complete(config, messages)
         usage.prompt_tokens = completion.usage.prompt_tokens
         usage.completion_tokens = completion.usage.completion_tokens
@@ -181,8 +196,9 @@ def llm_stream(
         messages=messages,
         received=received,
         subject=subject,
-    ):
+    ) as row:
         config = call_config_for(model, overrides, variant=variant)
+        row["params"] = config.params
         # closing(): when our caller stops early, the adapter's HTTP stream ends now, not at GC.
         with closing(provider_for(config.provider).stream(config, messages, usage)) as deltas:
             for delta in deltas:
@@ -205,8 +221,9 @@ def llm_structured(
     try:
         with _recorded(
             kind="structured", purpose=purpose, usage=usage, model=model, subject=subject
-        ):
+        ) as row:
             config = call_config_for(model, overrides)
+            row["params"] = config.params
             return provider_for(config.provider).structured(config, messages, schema, usage)
     except LLMInvalidOutput:
         if default is None:

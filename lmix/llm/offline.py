@@ -14,7 +14,7 @@ import math
 import re
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -42,34 +42,117 @@ MAX_QUOTES = 2
 # Recursive schemas stop here (with null or an empty list where the schema allows it).
 MAX_DEPTH = 6
 
-_OPENINGS = (
-    "{Name} takes a moment before answering.",
-    "{Name} looks up, weighing the words.",
-    "{Name} leans closer, voice low.",
-    "{Name} lets the silence stretch for a heartbeat.",
-    "{Name} glances toward the door, then back again.",
-    "{Name} folds both hands and considers.",
+# A chat turn reads as a small scene (lmix/llm/offline.py's `Prompt.prose`): an action in
+# *asterisks*, perhaps the other speaker's words taken up, a line of dialogue in quotes,
+# perhaps a closing action. Sentences never hold pronouns: nobody's gender is known.
+_OPENING_BEATS = (
+    "{Name} looks around, taking in every face",
+    "{Name} straightens up as the moment begins",
+    "{Name} takes a slow breath before speaking",
+    "{Name} lets the quiet settle for a moment",
+    "{Name} steps forward, choosing each word with care",
+)
+_REPLY_BEATS = (
+    "{Name} glances at {Other}, weighing the words",
+    "{Name} meets {Other}'s eyes and holds them a moment too long",
+    "{Name} leans back, considering {Other} carefully",
+    "{Name} taps two fingers on the table, thinking it over",
+    "{Name} lets out a short breath that is almost a laugh",
+    "{Name} looks away for a moment, then back at {Other}",
+)
+_DIRECTED_BEATS = (
+    "{Name} shifts, sensing the mood change",
+    "Something in the air changes, and {Name} notices it first",
+    "{Name} pauses, as if remembering something important",
+    "{Name} squares up to whatever comes next",
+)
+_SETTINGS = (
+    "Outside, {world} goes on with its own business.",
+    "Beyond these walls, {world} carries on as if nothing were happening.",
 )
 _ECHOES = (
-    "“{quote}” {name} repeats slowly.",
-    "The words hang in the air: “{quote}”",
-    "{Name} turns the phrase over: “{quote}”",
-    "“{quote}” It is said plainly enough, and {name} hears it.",
+    "“{quote}” {short} repeats quietly.",
+    "{short} turns the words over: “{quote}”",
+    "“{quote}” The words hang in the air for a moment.",
 )
-_TOPICS = (
-    "Talk of {topic} has a way of changing a room.",
-    "Everyone here has an opinion about {topic}.",
-    "There is more to {topic} than anyone has admitted.",
-    "The mention of {topic} draws a few careful looks.",
+_OPENING_LINES = (
+    "Well. I suppose someone has to go first.",
+    "So. Shall we begin?",
+    "I was not sure anyone else would come.",
+    "Let's not pretend this is an ordinary day.",
+    "Before anyone asks: yes, I meant to be here.",
 )
-_LINES = (
-    "“We should not linger here,” {name} says.",
-    "“Tell me more, and leave nothing out,” {name} says.",
-    "“I have heard stranger things tonight,” {name} admits.",
-    "“Then we understand each other,” {name} says.",
-    "“Careful. Not everyone here is a friend,” {name} warns.",
-    "“Let us see where this leads,” {name} says.",
+_ANSWERS = (
+    "That's a fair question, {other}. I'm not sure you'll like the answer.",
+    "You really want to know? Then listen, {other}, because I'll only say it once.",
+    "Ask me again when we're alone, {other}.",
+    "Why does everyone keep asking me that?",
+    "I could tell you, {other}. The question is whether you're ready to hear it.",
 )
+_REPLIES = (
+    "I hear you, {other}. I'm just not sure I believe you.",
+    "Maybe. But that isn't the whole story, is it?",
+    "Go on, {other}. I'm listening.",
+    "Funny. I was about to say the same thing.",
+    "Let's not get ahead of ourselves.",
+    "You say that as if it were simple, {other}.",
+)
+_DIRECTED_LINES = (
+    "All right. Let's try this another way.",
+    "There's something I should have said earlier.",
+    "We can't keep going around in circles.",
+    "Fine. Then let's be honest with each other.",
+)
+_CONTINUED_LINES = (
+    "And another thing: I'm not finished.",
+    "I mean it. Every word.",
+    "Think about that before you answer.",
+)
+_TAGS = ("adds", "says", "says quietly", "murmurs", "says at last")
+_CLOSINGS = (
+    "*{short} waits for an answer.*",
+    "*{short} does not look away.*",
+    "*For a moment, nobody moves.*",
+)
+# Titles that stay when someone is addressed by a short name ("Detective Johnson").
+_TITLES = frozenset(
+    {
+        "captain",
+        "detective",
+        "doctor",
+        "dr",
+        "dr.",
+        "lieutenant",
+        "lady",
+        "lord",
+        "mr",
+        "mr.",
+        "mrs",
+        "mrs.",
+        "ms",
+        "ms.",
+        "officer",
+        "professor",
+        "sergeant",
+        "sir",
+        "madam",
+        "father",
+        "sister",
+        "brother",
+        "king",
+        "queen",
+        "prince",
+        "princess",
+        "agent",
+        "inspector",
+    }
+)
+# A cue in brackets ("[The scene begins. Speak first.]") is for the model, never material.
+_CUE = re.compile(r"^\s*\[(?!Director\])[^\]\n]*\]\s*$", re.MULTILINE)
+_LINE_START = re.compile(r"(?:\A|\n\n)(\[Director\]|[^:\n\[\]]{1,80}:)[ \t]*")
+_KNOWN_AS = re.compile(r"\A\s*\n- Known to others as:\s*(.+?)\s*$", re.MULTILINE)
+_SECTION = re.compile(r"^\s*(WORLD|SCENARIO):\s*(.+?)\s*$", re.MULTILINE)
+MAX_ECHO_WORDS = 14
 # fmt: off
 _NAME_FIELDS = frozenset({"name", "speaker", "character", "who", "actor", "author", "persona"})
 _PROSE_FIELDS = frozenset({
@@ -87,6 +170,13 @@ class Prompt:
     speaker: str
     quotes: tuple[str, ...]
     words: tuple[str, ...]
+    # What the turn answers: "opening", "reply", "directed" (a director's note) or
+    # "continue" (its own last message, cut short).
+    kind: str = "reply"
+    other: str = ""  # who spoke last, as the prompt names them
+    asked: bool = False  # whether that line asks something
+    world: str = ""
+    setting: str = ""  # the scenario's first sentence
 
     @classmethod
     def read(cls, messages: list[Message], variant: int = 0) -> "Prompt":
@@ -95,15 +185,48 @@ class Prompt:
         system = "\n".join(m.content for m in messages if m.role == "system")
         found = _SPEAKER.findall(system)
         speaker = found[-1] if found else FALLBACK_SPEAKER
-        last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        # What everyone reads names a character as everyone knows it: an undercover
+        # character's real name stays in its own prompt.
+        if found and (alias := _KNOWN_AS.search(system.split(f"YOU ARE: {speaker}", 1)[-1])):
+            speaker = alias[1]
+        users = [m.content for m in messages if m.role == "user"]
+        last_user = users[-1] if users else ""
+        cues = " ".join(_CUE.findall(last_user)).lower()
+        # The newest line that is not a cue: what this turn answers.
+        said = next((text for text in map(_without_cues, reversed(users)) if text), "")
+        kind, other, line = "reply", "", said
+        if "continue your last" in cues:
+            kind = "continue"
+        elif not said or "scene begins" in cues:
+            kind = "opening"
+        else:
+            starts = list(_LINE_START.finditer(said))
+            if starts:
+                label, line = starts[-1][1], said[starts[-1].end() :]
+                if label == "[Director]":
+                    kind = "directed"
+                else:
+                    other = label.rstrip(":").strip()
         # The newest lines only: echoing every quote of a long exchange would make each
         # answer longer than the one before it.
-        quotes = tuple(dict.fromkeys(a or b for a, b in _QUOTE.findall(last_user)))[-MAX_QUOTES:]
-        unquoted = _QUOTE.sub(" ", last_user)
+        quoted = [a or b for a, b in _QUOTE.findall(line)] if kind == "reply" else []
+        quotes = tuple(dict.fromkeys(q.strip() for q in quoted if q.strip()))[-MAX_QUOTES:]
+        unquoted = _QUOTE.sub(" ", _without_cues(last_user))
         words = [w for w in _WORD.findall(unquoted) if w.lower() not in _STOPWORDS]
         # Longer words are likelier to be what the line is about ("lighthouse", not "down").
         salient = [w for w in words if len(w) >= 5 and w not in speaker] or words
-        return cls(seed, speaker, quotes, tuple(dict.fromkeys(salient)))
+        sections = dict(_SECTION.findall(system))
+        return cls(
+            seed,
+            speaker,
+            quotes,
+            tuple(dict.fromkeys(salient)),
+            kind=kind,
+            other=other if other != speaker else "",
+            asked="?" in " ".join(quoted or [line]),
+            world=sections.get("WORLD", ""),
+            setting=_first_sentence(system, "SCENARIO"),
+        )
 
     def number(self, salt: str) -> int:
         return int.from_bytes(hashlib.sha256(self.seed + salt.encode()).digest()[:8], "big")
@@ -115,15 +238,41 @@ class Prompt:
         return self.pick(salt, self.words) if self.words else ""
 
     def prose(self) -> str:
-        name = self.speaker
-        # Mid-sentence, the fallback reads "the narrator"; a character's name keeps its case.
-        names = {"Name": name, "name": "the narrator" if name == FALLBACK_SPEAKER else name}
-        sentences = [self.pick("opening", _OPENINGS).format(**names)]
+        """A chat turn as a small scene: an action in *asterisks*, perhaps the last speaker's
+        words taken up, a line in quotes, perhaps a closing action. Deterministic: the same
+        prompt gives the same text; the speaker, the last line and the setting vary it."""
+        name, short = self.speaker, _short_name(self.speaker)
+        if name == FALLBACK_SPEAKER:  # mid-sentence it reads "the narrator"
+            short = "the narrator"
+        other = _short_name(self.other) if self.other else ""
+        names = {"Name": name, "short": short, "Other": self.other, "other": other}
+
+        def choose(salt: str, options: Sequence[str]) -> str:
+            # Lines that address someone only when someone spoke.
+            usable = [o for o in options if other or "{other}" not in o.lower()]
+            return self.pick(salt, usable).format(**names)
+
+        if self.kind == "continue":
+            return _spoken(choose("line", _CONTINUED_LINES), short, self.pick("tag", _TAGS))
+        beats = {"opening": _OPENING_BEATS, "directed": _DIRECTED_BEATS}
+        sentences = [f"*{_capital(choose('beat', beats.get(self.kind, _REPLY_BEATS)))}.*"]
+        if self.kind == "opening":
+            if self.setting:
+                sentences.insert(0, f"*{self.setting}*")
+            elif self.world:
+                world = self.world[4:] if self.world.startswith("The ") else self.world
+                world = f"the {world}" if world != self.world else world
+                sentences.append(f"*{choose('setting', _SETTINGS).format(world=world)}*")
         for i, quote in enumerate(self.quotes):
-            sentences.append(self.pick(f"echo{i}", _ECHOES).format(quote=quote, **names))
-        if topic := self.topic("topic"):
-            sentences.append(self.pick("topics", _TOPICS).format(topic=topic))
-        sentences.append(self.pick("line", _LINES).format(**names))
+            if len(quote.split()) <= MAX_ECHO_WORDS and short not in quote:
+                sentences.append(self.pick(f"echo{i}", _ECHOES).format(quote=quote, **names))
+        lines = {"opening": _OPENING_LINES, "directed": _DIRECTED_LINES}
+        bank = _ANSWERS if self.asked and self.kind == "reply" else _REPLIES
+        spoken = choose("line", lines.get(self.kind, bank))
+        tags = _TAGS[1:] if self.kind == "opening" else _TAGS  # nothing said yet to add to
+        sentences.append(_spoken(spoken, short, self.pick("tag", tags)))
+        if self.number("closing") % 3 == 0:
+            sentences.append(choose("closing", _CLOSINGS))
         return " ".join(sentences)
 
     def phrase(self, salt: str) -> str:
@@ -131,6 +280,43 @@ class Prompt:
             return "nothing in particular"
         start, count = self.number(salt), min(len(self.words), 1 + self.number(f"{salt}#n") % 3)
         return " ".join(self.words[(start + i) % len(self.words)] for i in range(count))
+
+
+def _without_cues(text: str) -> str:
+    return _CUE.sub("", text).strip()
+
+
+def _first_sentence(system: str, section: str) -> str:
+    """The first sentence of a section's text ("SCENARIO: name" then its description), when
+    it is short enough to set a scene."""
+    match = re.search(rf"^{section}:[^\n]*\n(.+?)(?:\n\n|\Z)", system, re.MULTILINE | re.DOTALL)
+    if match is None:
+        return ""
+    sentence = re.match(r"\s*(.+?[.!?])(?:\s|$)", match[1].replace("\n", " "))
+    if sentence is None or len(sentence[1].split()) > 25:
+        return ""
+    return sentence[1]
+
+
+def _short_name(name: str) -> str:
+    """How someone is called mid-scene: the first name, or a title with the last name."""
+    parts = name.split()
+    if len(parts) < 2:
+        return name
+    return f"{parts[0]} {parts[-1]}" if parts[0].lower() in _TITLES else parts[0]
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _spoken(line: str, who: str, tag: str) -> str:
+    """A line of dialogue with its tag: “Go on,” Alice says. / “Why?” Alice asks."""
+    if line.endswith("?"):
+        return f"“{line}” {who} asks."
+    if line.endswith("!"):
+        return f"“{line}” {who} {tag}."
+    return f"“{line[:-1] if line.endswith('.') else line},” {who} {tag}."
 
 
 def deltas(text: str) -> Iterator[str]:
@@ -320,13 +506,16 @@ class Scene:
         facts, an opening and a closing; told in reading order."""
         name = self.character
         results = [_result_sentence(r) for r in self.results]
-        told = " ".join(results)
-        facts = [_sentence(f) for f in self.facts if f.rstrip(".!? ") not in told]
+        interrupts = [_told(r) for r in self.interrupts]
+        # A fact that only restates an action or an interrupt is not told twice.
+        told = " ".join(results + interrupts)
+        facts = [_told(f) for f in self.facts]
+        facts = [f for f in facts if f.rstrip(".!? ") not in told]
         # (priority, sentence) in reading order.
         candidates = [(4, prompt.pick("scene-opening", _SCENE_OPENINGS).format(name=name))]
-        candidates += [(0, _sentence(f"Then, without warning: {r}")) for r in self.interrupts]
+        candidates += [(0, f"Then, without warning: {r}") for r in interrupts]
         if not self.results:
-            candidates += [(1, _sentence(f"{name} means to act: {w}")) for w in self.intentions]
+            candidates += [(1, _intention(name, w)) for w in self.intentions]
         candidates += [
             (1 if line.startswith(f"{name}:") else 2, sentence)
             for line, sentence in zip(self.results, results, strict=True)
@@ -344,6 +533,20 @@ class Scene:
         return " ".join(sentence for i, (_, sentence) in enumerate(candidates) if i in chosen)
 
 
+def _intention(name: str, text: str) -> str:
+    """What a character is about to do: "I open the door" → "Ann gets ready to open the
+    door."; another's intention ("Ben: I sit") is told about them."""
+    who, sep, what = text.partition(": ")
+    if not (sep and 0 < len(who) <= 80 and not who.startswith("I ")):
+        who, what = name, text
+    attempt = _attempt(who, what)
+    if attempt is not None and " tries to " in attempt:
+        return _sentence(attempt.replace(" tries to ", " gets ready to ", 1))
+    if _FIRST_PERSON.search(what) or what.strip().startswith(who):
+        return _sentence(third_person(who, what))
+    return _sentence(f"{who} means to act: {what.strip()}")
+
+
 def _sentence(text: str) -> str:
     text = text.strip()
     if not text:
@@ -353,11 +556,128 @@ def _sentence(text: str) -> str:
 
 
 def _result_sentence(line: str) -> str:
+    """A resolved action as narration: "Ann: I trip Ben. (success)" → "Ann trips Ben.";
+    a failed one says what was tried ("Ann tries to trip Ben, but it fails.")."""
     match = _RESULT.match(line)
     if match is None or match["result"] not in _RESULT_WORDS:
-        return _sentence(line)
-    what = match["what"].rstrip(". ")
-    return _sentence(f"{match['who']}: {what} — {_RESULT_WORDS[match['result']]}")
+        return _told(line)
+    who, what, result = match["who"].strip(), match["what"].rstrip(". "), match["result"]
+    if result == "success":
+        return _sentence(third_person(who, what))
+    attempt = _attempt(who, what)
+    if attempt is not None:
+        return _sentence(f"{attempt}, {_RESULT_WORDS[result]}")
+    return _sentence(f"{third_person(who, what)} — {_RESULT_WORDS[result]}")
+
+
+def _told(line: str) -> str:
+    """A "Who: what they did" line (a fact, an interrupt) as a sentence about them."""
+    who, sep, what = line.partition(": ")
+    if sep and 0 < len(who) <= 80 and _FIRST_PERSON.search(what):
+        return _sentence(third_person(who.strip(), what))
+    return _sentence(line)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|myself)\b")
+_I_VERB = re.compile(
+    r"\bI(?P<c>'m|'ll|'ve|'d)?(?P<adverb>\s+[a-z]+ly)?(?:\s+(?P<verb>[a-z][a-z']*))?\b"
+)
+_CONTRACTIONS = {"'m": "is", "'ll": "will", "'ve": "has", "'d": "would"}
+# fmt: off
+_IRREGULAR = {
+    "am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "don't": "doesn't",
+}
+_MODALS = frozenset({
+    "can", "could", "will", "would", "shall", "should", "may", "might", "must", "also",
+    "then", "just", "still", "never", "always", "can't", "won't", "cannot",
+})
+# fmt: on
+_OBJECTS = {"me": "them", "my": "their", "mine": "theirs", "myself": "themselves"}
+
+
+def _objects(text: str) -> str:
+    """ "my" → "their", "me" → "them" (keeping a capital)."""
+
+    def swap(match: re.Match) -> str:
+        word = _OBJECTS[match[1].lower()]
+        return _capital(word) if match[1][0].isupper() else word
+
+    return re.sub(r"\b(me|my|mine|myself)\b", swap, text, flags=re.IGNORECASE)
+
+
+# Verbs a second action of the same sentence often starts with ("… and say", "… then nod").
+# fmt: off
+_COMMON_VERBS = frozenset({
+    "say", "shout", "whisper", "ask", "nod", "smile", "laugh", "wave", "turn", "walk", "look",
+    "add", "reply", "answer", "leave", "sit", "stand", "wait", "watch", "point", "step",
+    "grin", "sigh", "shrug", "run", "reach", "take", "put", "pull", "push", "open", "close",
+})
+# fmt: on
+
+
+def _and_verbs(text: str, *, conjugate: bool) -> str:
+    """ "… and say" → "… and says" after a first-person action (`conjugate`), or left in the
+    infinitive after "tries to"."""
+    if not conjugate:
+        return text
+    return re.sub(
+        r"\b(and|then|and then)\s+([a-z]+)\b",
+        lambda m: f"{m[1]} {_conjugate(m[2]) if m[2] in _COMMON_VERBS else m[2]}",
+        text,
+    )
+
+
+def _conjugate(verb: str) -> str:
+    """The third person singular of a verb in the first person ("trip" → "trips")."""
+    lower = verb.lower()
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower]
+    if lower in _MODALS:
+        return verb
+    if re.search(r"(s|sh|ch|x|z|o)$", lower):
+        return f"{verb}es"
+    if re.search(r"[^aeiou]y$", lower):
+        return f"{verb[:-1]}ies"
+    return f"{verb}s"
+
+
+def _outside_quotes(text: str, change: Callable[[str], str]) -> str:
+    """`change` applied to the narration only: quoted dialogue stays as written."""
+    parts = re.split(r'("[^"]*"|“[^”]*”)', text)
+    return "".join(part if i % 2 else change(part) for i, part in enumerate(parts))
+
+
+def third_person(who: str, text: str) -> str:
+    """A player's first-person action told about their character: "I draw my sword and say
+    "Halt!"" → "Ann draws their sword and says "Halt!"" (the pronoun that says no gender).
+    Quoted dialogue is kept as written; text not in the first person is kept as it is."""
+
+    def change(part: str) -> str:
+        def subject(match: re.Match) -> str:
+            contraction, adverb, verb = match["c"], match["adverb"] or "", match["verb"]
+            if contraction:
+                words = [who, _CONTRACTIONS[contraction], adverb.strip(), verb or ""]
+            elif verb:
+                words = [who, adverb.strip(), _conjugate(verb)]
+            else:
+                return who
+            return " ".join(word for word in words if word)
+
+        return _objects(_and_verbs(_I_VERB.sub(subject, part), conjugate=True))
+
+    told = _outside_quotes(text.strip().strip("*").strip(), change)
+    return _capital(told)
+
+
+def _attempt(who: str, text: str) -> str | None:
+    """ "I trip Ben" → "Ann tries to trip Ben"; None when the text is not "I <verb> …"."""
+    match = re.match(r"^\s*I\s+([a-z]+)\b(.*)$", text.strip().strip("*"), re.DOTALL)
+    if match is None or match[1] in _MODALS or match[1] in _IRREGULAR:
+        return None
+    if match[1] in ("try", "attempt") and match[2].startswith(" to "):
+        return f"{who} tries{_outside_quotes(match[2], _objects)}"
+    rest = _outside_quotes(match[2], lambda part: _objects(_and_verbs(part, conjugate=False)))
+    return f"{who} tries to {match[1]}{rest}"
 
 
 class OfflineNarrator:

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from lmix.llm.base import Message
+from lmix.llm.client import params_for
 from lmix.llm.tokens import context_window, count_message_tokens
 from lmix.models import LLMModel
 from productions.models import Seat
@@ -198,7 +199,8 @@ def _fit(
     """The messages, leaving out the oldest droppable items until they fit the model's
     window with `reply` tokens to spare. The system part and the fixed fields are never
     cut: without them the call makes no sense, and the provider's error says so plainly."""
-    window = context_window(model.model_id)
+    # The model's own context size (its defaults in the model form), else its known window.
+    window = params_for(model).get("context_size") or context_window(model.model_id)
     budget = window - min(reply, window // 2)
     parts = {name: list(items) for name, items in parts.items()}
     while True:

@@ -47,13 +47,10 @@ async function recordTurns(page) {
       for (const el of document.querySelectorAll('[data-testid="turn-item"]')) {
         const id = el.getAttribute('data-turn-id')
         const content = el.querySelector('[data-testid="turn-content"]')
-        const text = content
-          ? [...content.childNodes]
-              .filter((n) => n.nodeType === Node.TEXT_NODE)
-              .map((n) => n.textContent)
-              .join('')
-              .trim()
-          : ''
+        // The rendered story without Markdown's marks: a half-streamed "*action" shows its
+        // star until the closing one arrives.
+        const story = content?.querySelector('.story')
+        const text = story ? story.textContent.replace(/[*_]/g, '').trim() : ''
         const entry = {
           status: el.getAttribute('data-status'),
           text,
@@ -90,8 +87,11 @@ async function waitDone(turn) {
     { timeout: 30_000, message: 'the turn did not finish' },
   )
   await expectCount(turn.getByTestId('turn-typing'), 0)
-  return (await turn.getByTestId('turn-content').innerText()).trim()
+  return shownText(turn)
 }
+
+/** A turn's text as shown, without Markdown's marks (as `recordTurns` samples it). */
+const shownText = async (turn) => (await turn.getByTestId('turn-content').innerText()).replace(/[*_]/g, '').trim()
 
 /**
  * Assert that the turn was watched streaming: while its typing indicator showed, its text
@@ -253,12 +253,12 @@ e2e(
       await third.getByTestId('sibling-prev').click()
       await expectText(third.getByTestId('sibling-counter'), '1/2')
       assert.equal(await third.getAttribute('data-turn-id'), turns[2].id)
-      assert.equal((await third.getByTestId('turn-content').innerText()).trim(), turns[2].text)
+      assert.equal(await shownText(third), turns[2].text)
       assert.equal(await third.getByTestId('sibling-prev').isDisabled(), true)
       await third.getByTestId('sibling-next').click()
       await expectText(third.getByTestId('sibling-counter'), '2/2')
       assert.equal(await third.getAttribute('data-turn-id'), regen.id)
-      assert.equal((await third.getByTestId('turn-content').innerText()).trim(), regen.text)
+      assert.equal(await shownText(third), regen.text)
     })
     if (!regenerated) return
 
@@ -274,17 +274,17 @@ e2e(
         await expectText(after.nth(i).getByTestId('turn-speaker'), member.name)
         assert.equal(await after.nth(i).getAttribute('data-status'), 'done')
       }
-      assert.equal((await after.nth(0).getByTestId('turn-content').innerText()).trim(), turns[0].text)
-      assert.equal((await after.nth(1).getByTestId('turn-content').innerText()).trim(), turns[1].text)
+      assert.equal(await shownText(after.nth(0)), turns[0].text)
+      assert.equal(await shownText(after.nth(1)), turns[1].text)
       await expectText(after.nth(2).getByTestId('sibling-counter'), '2/2')
       assert.equal(await after.nth(2).getAttribute('data-turn-id'), regen.id)
-      assert.equal((await after.nth(2).getByTestId('turn-content').innerText()).trim(), regen.text)
+      assert.equal(await shownText(after.nth(2)), regen.text)
       // The directives are still there: the regenerated turn's, then the first one's.
       assertOwnSecretsOnly(await readDirective(page, after.nth(2), CAST[2]), CAST[2])
       assertOwnSecretsOnly(await readDirective(page, after.nth(0), CAST[0]), CAST[0])
       await after.nth(2).getByTestId('sibling-prev').click()
       await expectText(after.nth(2).getByTestId('sibling-counter'), '1/2')
-      assert.equal((await after.nth(2).getByTestId('turn-content').innerText()).trim(), turns[2].text)
+      assert.equal(await shownText(after.nth(2)), turns[2].text)
 
       // The list shows the production with its four turns (three plus the regenerated one).
       await page.getByRole('link', { name: '‹ Productions' }).click()

@@ -1,6 +1,7 @@
 """The offline narrator: deterministic, in character, schema-valid, and never on the network."""
 
 import enum
+import re
 import socket
 from typing import Annotated, Literal
 
@@ -189,3 +190,102 @@ def test_answers_stay_short_however_long_the_exchange(narrator):
         text = narrator.complete(CONFIG, turn(f"{text} {text}")).text
         lengths.append(len(text))
     assert max(lengths) < 600, lengths
+
+
+# -- chat prose that reads like a scene ----------------------------------------------------
+
+PRODUCTION_SYSTEM = (
+    "WORLD: Modern NYC\nPresent-day New York City. Ordinary physics.\n\n"
+    "SCENARIO: First Therapy Session\nA Tuesday afternoon in a quiet Manhattan therapy "
+    "office. A new patient arrives.\n\nYOU ARE: {name}\n- Universal: A person.\n\n"
+    "You are {name}, one character in a conversation."
+)
+OPENING = "[The scene begins. Speak first.]"
+LINES = [
+    "Bob Wilson: *Bob sits down.* “Is this where I talk about my week?”",
+    "Bob Wilson: I don't like this place.\n\nTony Rosetti: “Nobody asked you, pal.”",
+    "Tony Rosetti: Speak up.\n\n[Director] Tony should reveal his secret now",
+    OPENING,
+]
+
+
+def scene_turn(name: str, last: str) -> str:
+    system = Message("system", PRODUCTION_SYSTEM.format(name=name))
+    return OfflineNarrator().complete(CONFIG, [system, Message("user", last)]).text
+
+
+@pytest.mark.parametrize("last", LINES)
+def test_a_chat_turn_reads_like_a_scene(last):
+    text = scene_turn("Alice Thompson", last)
+    assert "Alice Thompson" in text
+    assert re.search(r"\*[A-Z][^*]+[.!?]\*", text), text  # an action in asterisks
+    assert re.search(r"“[^”]+”", text), text  # a line of dialogue in quotes
+    assert text.rstrip()[-1] in ".!?”*", text
+    for sentence in re.split(r"(?<=[.!?*”])\s+", text):
+        assert sentence[-1] in ".!?”*", (sentence, text)
+    # No cue, stage direction or note leaks into the prose, and no "opinion about Speak".
+    assert "[" not in text and "Director" not in text and "secret" not in text
+    assert not re.search(r"\b(Speak|opinion about)\b", text), text
+
+
+def test_a_chat_turn_is_deterministic_and_differs_per_speaker_and_line():
+    first = scene_turn("Alice Thompson", LINES[0])
+    assert scene_turn("Alice Thompson", LINES[0]) == first
+    others = {scene_turn(name, LINES[0]) for name in ("Tony Rosetti", "Mira Vale", "Jon Snow")}
+    assert first not in others
+    assert len({scene_turn("Alice Thompson", line) for line in LINES}) == len(LINES)
+
+
+def test_a_reply_addresses_the_last_speaker_and_an_opening_sets_the_scene():
+    texts = [scene_turn(f"Speaker {i}", LINES[1]) for i in range(8)]
+    assert all("Tony" in text for text in texts)  # the line answered is Tony's
+    opening = scene_turn("Alice Thompson", OPENING)
+    assert "A Tuesday afternoon in a quiet Manhattan therapy office." in opening
+
+
+def test_an_undercover_speaker_is_named_as_everyone_knows_it():
+    system = PRODUCTION_SYSTEM.format(name="Detective Johnson").replace(
+        "- Universal:", "- Known to others as: Bob Wilson\n- Universal:"
+    )
+    for last in LINES:
+        text = OfflineNarrator().complete(
+            CONFIG, [Message("system", system), Message("user", last)]
+        )
+        assert "Johnson" not in text.text and "Bob" in text.text
+
+
+def test_a_continuation_adds_a_line_without_repeating_the_turn():
+    system = Message("system", PRODUCTION_SYSTEM.format(name="Alice Thompson"))
+    own = "*Alice Thompson nods.* “Go on, Bob. I'm listening,” Alice says."
+    cue = "[Continue your last message exactly where it ends. Do not repeat any of it.]"
+    messages = [system, Message("user", LINES[0]), Message("assistant", own), Message("user", cue)]
+    text = OfflineNarrator().complete(CONFIG, messages).text
+    assert own not in text and "Alice" in text and re.search(r"“[^”]+”", text)
+
+
+# -- a frame's scene, told in the third person ----------------------------------------------
+
+
+def scene(*lines: str) -> str:
+    block = "\n".join(["SCENE TO NARRATE:", "- Character: Ann", *lines, "- Words: 200"])
+    messages = [Message("system", "YOU ARE: Ann"), Message("user", f"{block}\nEND OF SCENE")]
+    return OfflineNarrator().complete(CONFIG, messages).text
+
+
+def test_a_scene_never_reads_a_players_first_person_action_back_as_narration():
+    text = scene(
+        '- Result: Ann: I draw my sword and say "Halt, my friend!" (success)',
+        "- Result: Ben: I try to run. (failure)",
+        '- Fact: Ann: I draw my sword and say "Halt, my friend!"',
+        "- Interrupt: Ben: I shout for help.",
+    )
+    assert 'Ann draws their sword and says "Halt, my friend!"' in text  # dialogue kept
+    assert "Ben tries to run, but it fails." in text
+    assert "Then, without warning: Ben shouts for help." in text
+    assert not re.search(r"\bI\b|\bmy sword\b|: I ", text), text
+    assert text.count("draws their sword") == 1  # the fact is not told twice
+
+
+def test_an_intention_is_told_as_what_the_character_is_about_to_do():
+    text = scene("- Intention: I open the door slowly.")
+    assert "Ann gets ready to open the door slowly." in text and " I " not in text

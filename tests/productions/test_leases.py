@@ -105,10 +105,14 @@ def test_an_illegal_move_raises_and_a_move_from_the_wrong_state_does_nothing(
     user, production_factory
 ):
     production = production_factory(user)
-    turn = assistant_turn(production, status="done", content="Said.")
+    turn = assistant_turn(production, status="failed", content="Said.")
     with pytest.raises(ValueError):
-        Turn.move(turn.pk, "pending", only_from=("done",))
+        Turn.move(turn.pk, "pending", only_from=("failed",))
     with pytest.raises(ValueError):
         Turn.move(turn.pk, "no-such-status")
-    assert Turn.move(turn.pk, "streaming") is False  # done is final
-    assert Turn.objects.get(pk=turn.pk).status == "done"
+    assert Turn.move(turn.pk, "streaming") is False  # failed is final
+    assert Turn.objects.get(pk=turn.pk).status == "failed"
+    # Done is final but for "continue", which writes it on in a new run.
+    Turn.objects.filter(pk=turn.pk).update(status="done")
+    assert Turn.move(turn.pk, "streaming") is False
+    assert Turn.move(turn.pk, "pending", only_from=("done",)) is True

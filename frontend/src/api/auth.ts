@@ -1,5 +1,5 @@
 /** Session authentication endpoints. */
-import { http, setCsrfToken } from './http'
+import { http, request, setCsrfToken } from './http'
 import type { User } from './types'
 
 export async function fetchCsrf(): Promise<string> {
@@ -19,3 +19,11 @@ export const signup = (username: string, password: string, email?: string) =>
   })
 
 export const logout = () => http.post<void>('/api/auth/logout', {}, { quiet: true })
+
+/** Change the password; this session stays signed in (the account's other sessions end). */
+export const changePassword = (oldPassword: string, newPassword: string) =>
+  http.post<void>('/api/auth/password', { old_password: oldPassword, new_password: newPassword }, { quiet: true })
+
+/** Delete the account and everything it owns; the username typed confirms it. */
+export const deleteAccount = (username: string, password: string) =>
+  request<void>('DELETE', '/api/auth/me', { username, password }, { quiet: true })

@@ -115,7 +115,9 @@ export async function request<T>(
   options: RequestOptions = {},
 ): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' }
-  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  // A FormData body (a file upload) sets its own multipart type and boundary.
+  const form = body instanceof FormData
+  if (body !== undefined && !form) headers['Content-Type'] = 'application/json'
   if (UNSAFE.has(method)) {
     const token = readCookie('csrftoken') || csrfFallback
     if (token) headers['X-CSRFToken'] = token
@@ -126,7 +128,7 @@ export async function request<T>(
       method,
       headers,
       credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       signal: options.signal,
     })
   } catch (e) {

@@ -17,6 +17,27 @@ export const createTurn = (id: string, input: TurnCreateInput) => http.post<Turn
 export const setHead = (id: string, turnId: string) =>
   http.put<{ turn: string }>(`${one(id)}/head`, { turn: turnId })
 
+const turnUrl = (id: string, turnId: string) => `${one(id)}/turns/${encodeURIComponent(turnId)}`
+
+export const editTurn = (id: string, turnId: string, content: string) =>
+  http.patch<Turn>(turnUrl(id, turnId), { content })
+
+/** A turn with later turns needs `branch`: delete them too, or keep them (409 otherwise). */
+export const deleteTurn = (id: string, turnId: string, branch?: 'delete' | 'keep') =>
+  http.delete<void>(branch ? `${turnUrl(id, turnId)}?branch=${branch}` : turnUrl(id, turnId))
+
+/** Extend the last turn of a branch; it streams on the socket like a new turn. */
+export const continueTurn = (id: string, turnId: string) => http.post<Turn>(`${turnUrl(id, turnId)}/continue`, {})
+
+/** Draft a cast member's next line; it streams on the socket as `draft.*` events that
+ *  carry `draft`, an id chosen here so that none arrives before the page knows it. */
+export const impersonate = (id: string, persona: string, parent: string | null, draft: string) =>
+  http.post<{ draft: string }>(`${one(id)}/impersonate`, { persona, parent, draft })
+
+/** Change some of a production's settings. */
+export const updateProduction = (id: string, input: Partial<ProductionInput & Pick<ProductionSummary, 'auto_reply'>>) =>
+  http.patch<ProductionSummary>(one(id), input)
+
 export const stopTurn = (id: string, turnId: string) =>
   http.post<Turn>(`${one(id)}/turns/${encodeURIComponent(turnId)}/stop`, {})
 

@@ -93,3 +93,27 @@ export function siblingLeaf<T extends TreeTurn>(turns: readonly T[], turnId: str
   if (!target) return null
   return latestLeaf(children, target.id, target)?.id ?? target.id
 }
+
+/** How many turns lie below `id` (its replies, theirs, and so on). */
+export function countBelow<T extends TreeTurn>(children: Map<string | null, T[]>, id: string): number {
+  let count = 0
+  const stack = [id]
+  while (stack.length) {
+    for (const child of children.get(stack.pop() as string) ?? []) {
+      count++
+      stack.push(child.id)
+    }
+  }
+  return count
+}
+
+/** The other versions of a path entry that the conversation goes on from: where turns
+ *  hidden by choosing this version are (1-based version, turns below it). */
+export function otherBranches<T extends TreeTurn>(
+  children: Map<string | null, T[]>,
+  entry: PathEntry<T>,
+): { version: number; later: number }[] {
+  return entry.siblings
+    .map((sibling, i) => ({ version: i + 1, later: sibling === entry.turn ? 0 : countBelow(children, sibling.id) }))
+    .filter((b) => b.later > 0)
+}

@@ -45,6 +45,28 @@ export function upsertTurn(turns: Turn[], turn: Turn): void {
   turns.splice(i, 0, turn)
 }
 
+/** Remove deleted turns; `reparented` children of a deleted one move up to its parent. */
+export function removeTurns(turns: Turn[], deleted: string[], reparented: string[]): void {
+  const gone = new Set(deleted)
+  const parentOf = new Map(turns.map((t) => [t.id, t.parent]))
+  const moved = new Set(reparented)
+  // Everything below a moved child is one level higher too.
+  const below = (t: Turn): boolean => {
+    for (let up = t.parent; up; up = parentOf.get(up) ?? null) if (moved.has(up)) return true
+    return false
+  }
+  const lifted = turns.filter((t) => moved.has(t.id) || below(t))
+  for (const t of lifted) {
+    t.depth -= 1
+    if (moved.has(t.id)) {
+      let up = t.parent
+      while (up && gone.has(up)) up = parentOf.get(up) ?? null
+      t.parent = up
+    }
+  }
+  for (let i = turns.length - 1; i >= 0; i--) if (gone.has(turns[i]!.id)) turns.splice(i, 1)
+}
+
 /**
  * Apply one server message. A delta is appended only when its `index` is the turn's
  * `token_count`; one below it is already in the text (or the turn is finished) and is
@@ -61,14 +83,23 @@ export function applyMessage(state: ConversationState, msg: ServerMessage): bool
       upsertTurn(state.turns, msg.turn)
       delete state.restarts[msg.turn.id]
       return true
-    case 'turn.restarted': {
-      // Back to pending with no text: the one lifecycle step back, so no upsert rules.
-      const at = state.turns.findIndex((t) => t.id === msg.turn.id)
-      if (at >= 0) state.turns[at] = msg.turn
-      else upsertTurn(state.turns, msg.turn)
-      state.restarts[msg.turn.id] = msg.attempt
+    case 'turn.restarted':
+    case 'turn.continued': {
+      // Back to pending, from no text (restarted) or from its text so far (continued): a
+      // step back in the lifecycle, so no upsert rules. Its next deltas are run `attempt`'s.
+      const turn = { ...msg.turn, attempts: msg.attempt }
+      const at = state.turns.findIndex((t) => t.id === turn.id)
+      if (at >= 0) state.turns[at] = turn
+      else upsertTurn(state.turns, turn)
+      if (msg.type === 'turn.restarted') state.restarts[turn.id] = msg.attempt
       return true
     }
+    case 'turn.edited':
+      upsertTurn(state.turns, msg.turn)
+      return true
+    case 'turns.deleted':
+      removeTurns(state.turns, msg.turns, msg.reparented)
+      return true
     case 'turn.token': {
       const turn = state.turns.find((t) => t.id === msg.turn)
       if (!turn) return false

@@ -15,6 +15,11 @@ vi.mock('@/api/productions', () => ({
   setHead: vi.fn(() => Promise.resolve({ turn: '' })),
   startAutoplay: vi.fn(),
   stopAutoplay: vi.fn(),
+  editTurn: vi.fn(),
+  deleteTurn: vi.fn(() => Promise.resolve()),
+  continueTurn: vi.fn(),
+  impersonate: vi.fn(() => Promise.resolve({ draft: '' })),
+  updateProduction: vi.fn(),
   productionSocketUrl: vi.fn(),
 }))
 
@@ -189,5 +194,75 @@ describe('conversation store', () => {
     // A later socket copy without the directive keeps it.
     conv.apply({ type: 'turn.done', seq: 11, turn: { ...baseTurns()[2]!, content: 'Edited' } })
     expect(conv.directiveTurn).toMatchObject({ content: 'Edited', directive: [{ role: 'system', content: 'You are Alice.' }] })
+  })
+
+  it('speaks as a cast member and follows an auto-reply the socket brought first', async () => {
+    const conv = await loaded()
+    const line = makeTurn({ id: 't4', parent: 't3', speaker_kind: 'persona', assistant: 'as2', content: 'Me.', created_at: at(4) })
+    const reply = makeTurn({ id: 't5', parent: 't4', assistant: 'as1', status: 'pending', content: '', created_at: at(5) })
+    vi.mocked(api.createTurn).mockImplementation(async () => {
+      // The socket delivers the line and the next speaker's reply before the POST answers.
+      conv.apply({ type: 'turn.created', seq: 11, turn: line })
+      conv.apply({ type: 'turn.created', seq: 12, turn: reply })
+      return line
+    })
+    await conv.send('Me.', 'persona-as2')
+    expect(api.createTurn).toHaveBeenCalledWith('prod1', { content: 'Me.', persona: 'persona-as2', parent: 't3' })
+    expect(ids(conv)).toEqual(['t1', 't2', 't3', 't4', 't5'])
+  })
+
+  it('deletes a turn keeping the later ones, one level up', async () => {
+    const conv = await loaded()
+    expect(conv.laterTurns(conv.turns[1]!)).toBe(1)
+    await conv.deleteTurn(conv.turns[1]!, 'keep')
+    expect(api.deleteTurn).toHaveBeenCalledWith('prod1', 't2', 'keep')
+    expect(ids(conv)).toEqual(['t1', 't3'])
+    expect(conv.turns.find((t) => t.id === 't3')).toMatchObject({ parent: 't1', depth: 1 })
+  })
+
+  it('deletes a branch and shows what is left', async () => {
+    const conv = await loaded()
+    await conv.deleteTurn(conv.turns[1]!, 'delete')
+    expect(ids(conv)).toEqual(['t1'])
+    // Another page's deletion arrives as an event: the viewed leaf goes, its head is shown.
+    conv.apply({ type: 'turns.deleted', seq: 11, turns: ['t1'], reparented: [], head: null })
+    expect(ids(conv)).toEqual([])
+  })
+
+  it('says where the turns hidden by another version are', async () => {
+    const turns = [...baseTurns(), makeTurn({ id: 't2b', parent: 't1', depth: 1, assistant: 'as2', content: 'Other.', created_at: at(4) })]
+    const conv = await loaded(turns)
+    // The head is the new version: the two turns after the old one are elsewhere.
+    expect(ids(conv)).toEqual(['t1', 't2b'])
+    expect(conv.elsewhere(conv.path[1]!)).toEqual([{ version: 1, later: 1 }])
+  })
+
+  it('edits a turn and continues the last one from its text', async () => {
+    const conv = await loaded()
+    vi.mocked(api.editTurn).mockResolvedValue({ ...conv.turns[2]!, content: 'Fixed.', edited_at: at(9) })
+    expect(await conv.editTurn(conv.turns[2]!, 'Fixed.')).toBe(true)
+    expect(conv.turns[2]!.content).toBe('Fixed.')
+
+    vi.mocked(api.continueTurn).mockResolvedValue({ ...conv.turns[2]!, status: 'pending', attempts: 1, token_count: 3 })
+    await conv.continueTurn(conv.turns[2]!)
+    const turn = conv.turns[2]!
+    expect(turn).toMatchObject({ status: 'pending', content: 'Fixed.', attempts: 2 })
+    // The new run's deltas append to the text; none restarts it.
+    expect(conv.apply({ type: 'turn.token', turn: 't3', attempt: 2, index: 3, delta: ' And more.' })).toBe(true)
+    expect(conv.turns[2]!.content).toBe('Fixed. And more.')
+  })
+
+  it('streams an impersonation draft and keeps only its own deltas', async () => {
+    const conv = await loaded()
+    await conv.impersonate('persona-as1')
+    const id = vi.mocked(api.impersonate).mock.calls[0]![3]
+    expect(id).toMatch(/^[0-9a-f-]{36}$/)
+    conv.apply({ type: 'draft.token', draft: id, index: 0, delta: 'I ' })
+    conv.apply({ type: 'draft.token', draft: 'other', index: 1, delta: 'NOT MINE' })
+    conv.apply({ type: 'draft.token', draft: id, index: 0, delta: 'I ' }) // duplicate
+    conv.apply({ type: 'draft.token', draft: id, index: 1, delta: 'agree' })
+    expect(conv.draft).toMatchObject({ text: 'I agree', status: 'writing', persona: 'persona-as1' })
+    conv.apply({ type: 'draft.done', draft: id, content: 'I agree.' })
+    expect(conv.draft).toMatchObject({ text: 'I agree.', status: 'done' })
   })
 })

@@ -7,8 +7,8 @@ import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
 import * as api from '@/api/productions'
 import { ApiError } from '@/api/http'
-import type { ProductionDetail, ServerMessage, Turn } from '@/api/types'
-import { siblingLeaf, visiblePath } from '@/lib/branches'
+import type { DraftMessage, ProductionDetail, ServerMessage, Turn } from '@/api/types'
+import { childrenMap, countBelow, otherBranches, siblingLeaf, visiblePath, type PathEntry } from '@/lib/branches'
 import {
   applyMessage,
   emptyConversation,
@@ -21,6 +21,26 @@ import {
 import { useToastsStore } from './toasts'
 
 export type ProductionInfo = Omit<ProductionDetail, 'turns' | 'head' | 'autoplay_remaining' | 'event_seq'>
+
+/** A cast member's next line drafted by the model ("impersonate"), until it is sent. */
+export interface Draft {
+  id: string
+  persona: string
+  text: string
+  /** Deltas received (the next `index` expected). */
+  count: number
+  status: 'writing' | 'done' | 'failed'
+  error: string
+}
+
+/** A random UUID, also where crypto.randomUUID is missing (plain http on a LAN address). */
+function randomId(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16))
+  b[6] = (b[6]! & 0x0f) | 0x40
+  b[8] = (b[8]! & 0x3f) | 0x80
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
 
 export const useConversationStore = defineStore('conversation', () => {
   const toasts = useToastsStore()
@@ -35,6 +55,7 @@ export const useConversationStore = defineStore('conversation', () => {
   const sending = ref<string | null>(null)
   const directiveTurnId = ref<string | null>(null)
   const directiveLoading = ref(false)
+  const draft = ref<Draft | null>(null)
 
   const turns = computed(() => state.value.turns)
   const autoplayRemaining = computed(() => state.value.autoplayRemaining)
@@ -43,6 +64,11 @@ export const useConversationStore = defineStore('conversation', () => {
   /** Turns being written again after their worker was lost: turn id → attempt. */
   const restarts = computed(() => state.value.restarts)
   const path = computed(() => visiblePath(state.value.turns, leafId.value))
+  const children = computed(() => childrenMap(state.value.turns))
+  /** How many turns follow `turn` (asked before deleting it). */
+  const laterTurns = (turn: Turn) => countBelow(children.value, turn.id)
+  /** Versions of a shown turn that the conversation also goes on from (hidden turns). */
+  const elsewhere = (entry: PathEntry<Turn>) => otherBranches(children.value, entry)
   /** The last turn of the visible branch: where new turns attach. */
   const branchEnd = computed<Turn | null>(() => path.value[path.value.length - 1]?.turn ?? null)
   const activeTurn = computed(() => state.value.turns.find(isActive) ?? null)
@@ -66,10 +92,34 @@ export const useConversationStore = defineStore('conversation', () => {
 
   /** Apply one in-order socket event; false when it cannot be placed (re-read then). */
   function apply(msg: ServerMessage): boolean {
+    if (msg.type.startsWith('draft.')) {
+      applyDraft(msg as DraftMessage)
+      return true
+    }
     const end = branchEnd.value
     const ok = applyMessage(state.value, msg)
     if (ok && msg.type === 'turn.created') follow(msg.turn, end)
+    if (ok && msg.type === 'turns.deleted' && leafId.value && msg.turns.includes(leafId.value)) {
+      leafId.value = msg.head
+    }
     return ok
+  }
+
+  /** A draft's deltas and end; those of another (older) draft are ignored. */
+  function applyDraft(msg: DraftMessage) {
+    const d = draft.value
+    if (!d || d.id !== msg.draft || d.status !== 'writing') return
+    if (msg.type === 'draft.token') {
+      if (msg.index !== d.count) return // a duplicate; a lost one is mended by draft.done
+      d.text += msg.delta
+      d.count++
+    } else if (msg.type === 'draft.done') {
+      d.text = msg.content
+      d.status = 'done'
+    } else {
+      d.status = 'failed'
+      d.error = msg.error
+    }
   }
 
   /** The next delta index expected for a turn (Infinity once finished, undefined if unknown). */
@@ -108,9 +158,18 @@ export const useConversationStore = defineStore('conversation', () => {
     }
   }
 
+  /** A turn this page asked for: shown and followed, unless what is followed already
+   *  comes after it (an auto-reply the socket brought before this answer). */
   function insertOwn(turn: Turn) {
     applyMessage(state.value, { type: 'turn.created', seq: -1, turn })
-    leafId.value = turn.id
+    if (!descends(leafId.value, turn.id)) leafId.value = turn.id
+  }
+
+  /** Whether turn `id` is `ancestor` or lies below it. */
+  function descends(id: string | null, ancestor: string): boolean {
+    const parents = new Map(state.value.turns.map((t) => [t.id, t.parent]))
+    for (let at = id; at; at = parents.get(at) ?? null) if (at === ancestor) return true
+    return false
   }
 
   /** Run one request; `exclusive` ones are not sent twice at once (double clicks). */
@@ -144,10 +203,76 @@ export const useConversationStore = defineStore('conversation', () => {
       insertOwn(await api.createTurn(pid(), input))
     })
 
-  const sendDirector = (content: string) =>
+  /** Written words at the end of the branch: a director's note, or a line as `persona`. */
+  const send = (content: string, persona?: string) =>
     run('director', async () => {
-      insertOwn(await api.createTurn(pid(), { content, parent: branchEnd.value?.id ?? null }))
+      const parent = branchEnd.value?.id ?? null
+      insertOwn(await api.createTurn(pid(), persona ? { content, persona, parent } : { content, parent }))
+      if (draft.value?.persona === persona) draft.value = null
     })
+  const sendDirector = (content: string) => send(content)
+
+  /** Replace a finished turn's text; resolves true when saved. */
+  async function editTurn(turn: Turn, content: string): Promise<boolean> {
+    let saved = false
+    await run(`edit:${turn.id}`, async () => {
+      applyMessage(state.value, { type: 'turn.edited', seq: -1, turn: await api.editTurn(pid(), turn.id, content) })
+      saved = true
+    }, false)
+    return saved
+  }
+
+  /** Delete a turn; one with later turns needs `branch` (delete them too, or keep them). */
+  const deleteTurn = (turn: Turn, branch?: 'delete' | 'keep') =>
+    run(`delete:${turn.id}`, async () => {
+      await api.deleteTurn(pid(), turn.id, branch)
+      const gone = branch === 'delete' ? [turn.id, ...descendantIds(turn.id)] : [turn.id]
+      const kept = branch === 'keep' ? (children.value.get(turn.id) ?? []).map((t) => t.id) : []
+      if (leafId.value && gone.includes(leafId.value)) leafId.value = turn.parent
+      applyMessage(state.value, { type: 'turns.deleted', seq: -1, turns: gone, reparented: kept, head: null })
+    })
+
+  function descendantIds(id: string): string[] {
+    const ids: string[] = []
+    const stack = [id]
+    while (stack.length) for (const c of children.value.get(stack.pop() as string) ?? []) ids.push(c.id), stack.push(c.id)
+    return ids
+  }
+
+  /** Extend the last turn of the branch; it streams on like a new turn. */
+  const continueTurn = (turn: Turn) =>
+    run(`continue:${turn.id}`, async () => {
+      const pending = await api.continueTurn(pid(), turn.id)
+      // The socket's turn.continued (with the run's number) usually came first.
+      const known = state.value.turns.find((t) => t.id === turn.id)
+      if (known && !isActive(known)) {
+        applyMessage(state.value, { type: 'turn.continued', seq: -1, turn: pending, attempt: (pending.attempts ?? 0) + 1 })
+      }
+    })
+
+  /** Ask the model to draft `persona`'s next line; it streams into `draft`. */
+  const impersonate = (persona: string) =>
+    run(`impersonate:${persona}`, async () => {
+      const id = randomId()
+      draft.value = { id, persona, text: '', count: 0, status: 'writing', error: '' }
+      try {
+        await api.impersonate(pid(), persona, branchEnd.value?.id ?? null, id)
+      } catch (e) {
+        if (draft.value?.id === id) draft.value = null
+        throw e
+      }
+    })
+
+  function discardDraft() {
+    draft.value = null
+  }
+
+  /** Let the next speaker answer written words by itself (a setting of the production). */
+  const setAutoReply = (on: boolean) =>
+    run('auto-reply', async () => {
+      const saved = await api.updateProduction(pid(), { auto_reply: on })
+      if (production.value) production.value.auto_reply = saved.auto_reply
+    }, false)
 
   const stop = (turn: Turn) =>
     run(`stop:${turn.id}`, async () => {
@@ -231,6 +356,16 @@ export const useConversationStore = defineStore('conversation', () => {
     speak,
     regenerate,
     sendDirector,
+    send,
+    editTurn,
+    deleteTurn,
+    continueTurn,
+    impersonate,
+    discardDraft,
+    draft,
+    setAutoReply,
+    laterTurns,
+    elsewhere,
     stop,
     startAutoplay,
     stopAutoplay,

@@ -60,6 +60,9 @@ export function makePersona(over: Partial<Persona> & { id: string; name: string 
   return {
     avatar_url: '',
     style: '',
+    greeting: '',
+    example_dialogue: '',
+    tags: [],
     universal_truth: '',
     internal_truth: '',
     external_truth: '',
@@ -77,6 +80,7 @@ export function makeAssistant(over: Partial<Assistant> & { id: string; display_n
     model: 'm1',
     name: '',
     config_override: {},
+    system_prompt_template: '',
     persona_name: over.display_name,
     avatar_url: '',
     model_name: 'Offline Narrator',
@@ -86,7 +90,7 @@ export function makeAssistant(over: Partial<Assistant> & { id: string; display_n
 }
 
 export function makeCast(id: string, name: string): CastMember {
-  return { id, display_name: name, persona_name: name, avatar_url: '', model_name: 'Offline Narrator', model_id: 'narrator', provider: 'offline' }
+  return { id, display_name: name, persona: `persona-${id}`, persona_name: name, avatar_url: '', model_name: 'Offline Narrator', model_id: 'narrator', provider: 'offline' }
 }
 
 export function makeDetail(over: Partial<ProductionDetail> = {}): ProductionDetail {
@@ -99,6 +103,7 @@ export function makeDetail(over: Partial<ProductionDetail> = {}): ProductionDeta
     scenario_name: 'First Therapy Session',
     assistants: ['as1', 'as2'],
     show_directive: false,
+    auto_reply: false,
     turn_count: 0,
     cast: [makeCast('as1', 'Alice'), makeCast('as2', 'Bob')],
     turns: [],

@@ -52,7 +52,7 @@ describe('JoinView', () => {
     expect(w.text()).toContain('Harbour Noir')
     const seats = w.findAll(q('join-seat'))
     expect(seats.map((s) => s.find(q('join-seat-name')).text())).toEqual(['Alice', 'Bob', 'Tony'])
-    expect(seats.map((s) => s.find(q('join-seat-role')).text())).toEqual(['open', 'played by ben', '✦ AI'])
+    expect(seats.map((s) => s.find(q('join-seat-role')).text())).toEqual(['open', 'played by ben', 'AI'])
     expect(seats[0]!.text()).toContain('A dock worker with a grudge.')
     expect(seats[1]!.find('img').attributes('src')).toBe('http://test/bob.png')
     expect(seats[0]!.find('.avatar').text()).toBe('A')

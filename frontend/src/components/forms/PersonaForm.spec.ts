@@ -3,12 +3,15 @@ import { createPinia, setActivePinia } from 'pinia'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { affiliationsApi } from '@/api/affiliations'
 import { ApiError } from '@/api/http'
-import { personasApi } from '@/api/personas'
+import { personasApi, uploadAvatar } from '@/api/personas'
 import { makeAffiliation, makePersona } from '@/test/factories'
 import PersonaForm from './PersonaForm.vue'
 
 vi.mock('@/api/personas', () => ({
   personasApi: { list: vi.fn(), get: vi.fn(), create: vi.fn(), update: vi.fn(), patch: vi.fn(), remove: vi.fn() },
+  uploadAvatar: vi.fn(),
+  AVATAR_TYPES: ['image/png', 'image/jpeg', 'image/webp', 'image/gif'],
+  AVATAR_MAX_BYTES: 2 * 1024 * 1024,
 }))
 vi.mock('@/api/affiliations', () => ({
   affiliationsApi: { list: vi.fn(), get: vi.fn(), create: vi.fn(), update: vi.fn(), patch: vi.fn(), remove: vi.fn() },
@@ -30,6 +33,7 @@ describe('PersonaForm', () => {
     vi.mocked(affiliationsApi.list).mockResolvedValue(AFFS)
     vi.mocked(personasApi.create).mockReset()
     vi.mocked(personasApi.update).mockReset()
+    vi.mocked(uploadAvatar).mockReset()
   })
 
   it('lists affiliations as labelled checkboxes and sends the chosen ids', async () => {
@@ -50,6 +54,9 @@ describe('PersonaForm', () => {
       known_as: '',
       avatar_url: '',
       style: '',
+      greeting: '',
+      example_dialogue: '',
+      tags: [],
       universal_truth: 'New patient, works in finance',
       internal_truth: 'Undercover detective',
       external_truth: '',
@@ -169,5 +176,92 @@ describe('PersonaForm', () => {
     expect(w.find(q('error-name')).text()).toContain('name')
     expect(w.find(q('error-avatar_url')).text()).toContain('http')
     expect(personasApi.create).not.toHaveBeenCalled()
+  })
+
+  it('sends the greeting, the example dialogue and the tags typed (Enter, comma, on save)', async () => {
+    vi.mocked(personasApi.create).mockImplementation(async (input) => makePersona({ id: 'p1', ...input }))
+    const w = await mountForm()
+    await w.find(q('field-name')).setValue('Tony')
+    await w.find(q('field-greeting')).setValue('*wipes a glass* We are closed.')
+    await w.find(q('field-example_dialogue')).setValue('Tony: Sit.\nTony: Nobody leaves owing me.')
+    const tagInput = w.find(q('field-tag-input'))
+    await tagInput.setValue('noir')
+    await tagInput.trigger('keydown', { key: 'Enter' })
+    await tagInput.setValue('villain, NOIR')
+    await tagInput.trigger('keydown', { key: ',' })
+    expect(w.findAll(q('tag-chip')).map((c) => c.text().replace('×', '').trim())).toEqual(['noir', 'villain'])
+    await tagInput.setValue('pasted, two, thr') // a paste: the last part is still being typed
+    expect(w.findAll(q('tag-chip')).map((c) => c.text().replace('×', '').trim())).toEqual(['noir', 'villain', 'pasted', 'two'])
+    expect((tagInput.element as HTMLInputElement).value).toBe('thr')
+    await tagInput.setValue('')
+    for (const t of ['pasted', 'two']) await w.find(`[aria-label="Remove tag ${t}"]`).trigger('click')
+    await w.find('[aria-label="Remove tag villain"]').trigger('click')
+    await tagInput.setValue('big   city') // still typed when saving: kept
+    await w.find('form').trigger('submit')
+    await flushPromises()
+
+    expect(vi.mocked(personasApi.create).mock.calls[0]?.[0]).toMatchObject({
+      greeting: '*wipes a glass* We are closed.',
+      example_dialogue: 'Tony: Sit.\nTony: Nobody leaves owing me.',
+      tags: ['noir', 'big city'],
+    })
+  })
+
+  it('uploads a chosen avatar after creating the persona and hands back the stored copy', async () => {
+    vi.mocked(personasApi.create).mockImplementation(async (input) => makePersona({ id: 'p1', ...input }))
+    vi.mocked(uploadAvatar).mockImplementation(async (id) => makePersona({ id, name: 'Tony', avatar_url: '/media/avatars/abc.png' }))
+    const w = await mountForm()
+    await w.find(q('field-name')).setValue('Tony')
+    const file = new File([new Uint8Array([0x89, 0x50])], 'tony.png', { type: 'image/png' })
+    const input = w.find(q('field-avatar_file'))
+    Object.defineProperty(input.element, 'files', { value: [file] })
+    await input.trigger('change')
+    expect(w.find(q('avatar-pending')).text()).toContain('tony.png')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+
+    expect(uploadAvatar).toHaveBeenCalledWith('p1', file)
+    expect(w.emitted('saved')?.[0]?.[0]).toMatchObject({ id: 'p1', avatar_url: '/media/avatars/abc.png' })
+  })
+
+  it('refuses a file that is not an image or too large before sending anything', async () => {
+    const w = await mountForm()
+    const input = w.find(q('field-avatar_file'))
+    const big = new File([new Uint8Array(2 * 1024 * 1024 + 1)], 'huge.png', { type: 'image/png' })
+    Object.defineProperty(input.element, 'files', { value: [big], configurable: true })
+    await input.trigger('change')
+    expect(w.find(q('error-avatar_url')).text()).toContain('the limit is 2 MiB')
+    const svg = new File(['<svg/>'], 'x.svg', { type: 'image/svg+xml' })
+    Object.defineProperty(input.element, 'files', { value: [svg], configurable: true })
+    await input.trigger('change')
+    expect(w.find(q('error-avatar_url')).text()).toContain('PNG, JPEG, WebP or GIF')
+    expect(w.find(q('avatar-pending')).exists()).toBe(false)
+    expect(uploadAvatar).not.toHaveBeenCalled()
+  })
+
+  it('shows a refused upload under the avatar and retries on the persona already created', async () => {
+    vi.mocked(personasApi.create).mockImplementation(async (input) => makePersona({ id: 'p1', ...input }))
+    vi.mocked(personasApi.update).mockImplementation(async (id, input) => makePersona({ id, ...input }))
+    vi.mocked(uploadAvatar).mockRejectedValueOnce(
+      new ApiError(400, 'The avatar must be a PNG, JPEG, WebP or GIF image.', {
+        avatar: ['The avatar must be a PNG, JPEG, WebP or GIF image.'],
+      }),
+    )
+    const w = await mountForm()
+    await w.find(q('field-name')).setValue('Tony')
+    const input = w.find(q('field-avatar_file'))
+    Object.defineProperty(input.element, 'files', { value: [new File(['x'], 'fake.png', { type: 'image/png' })] })
+    await input.trigger('change')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(w.find(q('error-avatar_url')).text()).toContain('PNG, JPEG, WebP or GIF')
+    expect(w.emitted('saved')).toBeUndefined()
+
+    vi.mocked(uploadAvatar).mockImplementation(async (id) => makePersona({ id, name: 'Tony', avatar_url: '/media/avatars/b.png' }))
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(personasApi.create).toHaveBeenCalledTimes(1)
+    expect(vi.mocked(personasApi.update).mock.calls[0]?.[0]).toBe('p1')
+    expect(w.emitted('saved')).toHaveLength(1)
   })
 })

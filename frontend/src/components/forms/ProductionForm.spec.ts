@@ -30,7 +30,7 @@ async function mountForm() {
 
 describe('ProductionForm', () => {
   beforeEach(() => {
-    vi.mocked(worldsApi.list).mockResolvedValue([{ id: 'w1', name: 'Modern NYC', description: '', ...STAMP }])
+    vi.mocked(worldsApi.list).mockResolvedValue([{ id: 'w1', name: 'Modern NYC', description: '', lore_scan_depth: 4, lore_budget: 500, ...STAMP }])
     vi.mocked(scenariosApi.list).mockResolvedValue([
       { id: 's1', name: 'First Session', description: '', ...STAMP },
       { id: 's2', name: 'Second Session', description: '', ...STAMP },
@@ -61,6 +61,7 @@ describe('ProductionForm', () => {
       ...input,
       world_name: '',
       scenario_name: '',
+      auto_reply: false,
       turn_count: 0,
       ...STAMP,
     }))

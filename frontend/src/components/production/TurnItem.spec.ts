@@ -67,4 +67,57 @@ describe('TurnItem', () => {
     expect(w.find(q('turn-restarted')).text()).toBe('Worker lost — writing again (attempt 2)')
     expect(mountTurn(makeTurn({ id: 't', content: 'x' }), { restartAttempt: 2 }).find(q('turn-restarted')).exists()).toBe(false)
   })
+
+  it('renders Markdown safely: actions, speech, and typed tags as text', () => {
+    const w = mountTurn(makeTurn({ id: 't', content: '*waves* "Hi!" <b>bold?</b>' }))
+    const content = w.find(q('turn-content'))
+    expect(content.find('em').text()).toBe('waves')
+    expect(content.find('.rp-speech').text()).toBe('"Hi!"')
+    expect(content.find('b').exists()).toBe(false)
+    expect(content.text()).toContain('<b>bold?</b>')
+  })
+
+  it('edits in place: saves with the new text, closes once saved, Escape cancels', async () => {
+    const saved: string[] = []
+    const w = mount(TurnItem, {
+      props: { turn: makeTurn({ id: 't', content: 'Teh typo.' }), siblingIndex: 1, siblingCount: 1, showDirective: false, busy: false, save: async (c: string) => (saved.push(c), true) },
+    })
+    await w.find(q('turn-edit')).trigger('click')
+    const box = w.find(q('turn-edit-input'))
+    expect((box.element as HTMLTextAreaElement).value).toBe('Teh typo.')
+    await box.setValue('The fix.')
+    await w.find(q('turn-editor')).trigger('submit')
+    await new Promise((r) => setTimeout(r))
+    expect(saved).toEqual(['The fix.'])
+    expect(w.find(q('turn-editor')).exists()).toBe(false)
+
+    await w.find(q('turn-edit')).trigger('click')
+    await w.find(q('turn-edit-input')).trigger('keydown', { key: 'Escape' })
+    expect(w.find(q('turn-editor')).exists()).toBe(false)
+  })
+
+  it('offers continue on the last turn, delete everywhere, and says where other versions go on', async () => {
+    const w = mountTurn(makeTurn({ id: 't', content: 'Hello.' }), { siblingIndex: 2, siblingCount: 2 })
+    expect(w.find(q('turn-continue')).exists()).toBe(false)
+    await w.setProps({ canContinue: true, elsewhere: [{ version: 1, later: 3 }] })
+    await w.find(q('turn-continue')).trigger('click')
+    await w.find(q('turn-delete')).trigger('click')
+    expect(w.emitted('continue')).toHaveLength(1)
+    expect(w.emitted('delete')).toHaveLength(1)
+    expect(w.find(q('turn-elsewhere')).text()).toContain('version 1 goes on for 3 more turns')
+  })
+
+  it('marks a line written as the character, without model stats or regenerate', () => {
+    const w = mountTurn(makeTurn({ id: 't', speaker_kind: 'persona', content: 'Mine.', edited_at: '2025-01-01T00:00:00Z' }))
+    expect(w.find(q('turn-written')).exists()).toBe(true)
+    expect(w.find(q('turn-edited')).exists()).toBe(true)
+    expect(w.find(q('turn-regenerate')).exists()).toBe(false)
+    expect(w.find(q('turn-tokens')).exists()).toBe(false)
+  })
+
+  it('shows the error of a continuation that failed on a finished turn', () => {
+    const w = mountTurn(makeTurn({ id: 't', content: 'Kept text.', error: 'The model timed out.' }))
+    expect(w.find(q('turn-error')).text()).toBe('The model timed out.')
+    expect(w.find(q('turn-content')).text()).toContain('Kept text.')
+  })
 })

@@ -1,0 +1,88 @@
+"""Impersonation drafts: the model writes a cast member's next line for the user who speaks
+as that character, streamed to the production's socket and stored nowhere. It becomes a
+turn only when the user sends it (as a "speak as" turn, edited or not)."""
+
+import logging
+import uuid
+from contextlib import closing
+
+from lmix.llm.base import LLMError, Message, Usage
+from lmix.llm.client import llm_stream
+from lmix.models import Assistant
+
+from . import events
+from .models import Production, Turn
+from .prompting import IMPERSONATE_CUE, build_messages
+from .selectors import cast_load, turn_branch
+
+logger = logging.getLogger(__name__)
+
+
+def draft_request(
+    *,
+    production: Production,
+    speaker: Assistant,
+    parent: Turn | None,
+    draft_id: uuid.UUID | None = None,
+) -> str:
+    """Start a draft of `speaker`'s next line after `parent`; returns the draft's id (new
+    unless the client chose it), which its `draft.token|done|failed` events carry."""
+    from .tasks import draft_generate_task
+
+    draft_id = str(draft_id or uuid.uuid4())
+    draft_generate_task.delay(
+        draft_id, str(production.pk), str(speaker.pk), str(parent.pk) if parent else None
+    )
+    return draft_id
+
+
+def draft_generate(
+    *, draft_id: str, production_id: str, assistant_id: str, parent_id: str | None
+) -> None:
+    """Write the draft with the speaker's own knowledge only, as its turn would be."""
+    production = Production.objects.select_related("world", "scenario").get(pk=production_id)
+    cast = cast_load(production=production)
+    speaker = next((member for member in cast if str(member.pk) == assistant_id), None)
+    if speaker is None:
+        _send(production_id, "draft.failed", draft_id, error="That character left the cast.")
+        return
+    messages, _dropped = build_messages(
+        speaker=speaker.persona,
+        speaker_assistant_id=speaker.pk,
+        cast=[member.persona for member in cast],
+        world=production.world,
+        scenario=production.scenario,
+        branch=turn_branch(production=production, leaf_id=parent_id),
+        model_id=speaker.model.model_id,
+        cue=IMPERSONATE_CUE,
+    )
+    # The transcript ends with others' words or a cue; the draft's own cue always ends it.
+    last = messages[-1]
+    if IMPERSONATE_CUE not in last.content:
+        messages[-1] = Message(last.role, f"{last.content}\n\n{IMPERSONATE_CUE}")
+    parts: list[str] = []
+    try:
+        stream = llm_stream(
+            model=speaker.model,
+            messages=messages,
+            purpose="production.impersonate",
+            overrides=speaker.config_override,
+            usage=Usage(),
+            subject=draft_id,
+        )
+        with closing(stream) as deltas:
+            for index, delta in enumerate(deltas):
+                parts.append(delta)
+                _send(production_id, "draft.token", draft_id, index=index, delta=delta)
+    except LLMError as error:
+        _send(production_id, "draft.failed", draft_id, error=str(error))
+        return
+    except Exception:
+        logger.exception("draft %s failed unexpectedly", draft_id)
+        _send(production_id, "draft.failed", draft_id, error="Something went wrong.")
+        return
+    _send(production_id, "draft.done", draft_id, content="".join(parts).strip())
+
+
+def _send(production_id: str, kind: str, draft_id: str, **fields) -> None:
+    events.notify_draft(production_id, {"type": kind, "draft": draft_id, **fields})

@@ -1,0 +1,152 @@
+"""Changing turns after the fact: edit a turn's text, delete it (with or without what
+follows it), continue the last turn of a branch."""
+
+from enum import StrEnum
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from lmix.errors import ApplicationError
+
+from . import events
+from .models import ACTIVE_STATUSES, Production, SpeakerKind, Turn, TurnStatus
+from .selectors import cast_load
+
+
+class BranchChoice(StrEnum):
+    """What happens to the turns after a deleted one."""
+
+    DELETE = "delete"  # they go too
+    KEEP = "keep"  # they stay, following the deleted turn's parent
+
+
+def _locked(turn: Turn) -> tuple[Production, Turn]:
+    """The production's row lock (turn requests take it too), then the turn as it is now."""
+    production = Production.objects.select_for_update().get(pk=turn.production_id)
+    return production, Turn.objects.get(pk=turn.pk)
+
+
+def _refuse_while_written(turn: Turn) -> None:
+    if turn.status in ACTIVE_STATUSES:
+        raise ApplicationError(
+            "This turn is still being written: stop it or wait for it first.", status_code=409
+        )
+
+
+@transaction.atomic
+def turn_edit(*, turn: Turn, content: str) -> Turn:
+    """Replace a finished turn's text (what later turns are prompted with changes too)."""
+    _production, turn = _locked(turn)
+    _refuse_while_written(turn)
+    if turn.status == TurnStatus.FAILED:
+        raise ApplicationError(
+            "A failed turn cannot be edited: retry it, or delete it.", status_code=409
+        )
+    turn.content = content
+    turn.edited_at = timezone.now()
+    turn.save(update_fields=["content", "edited_at", "updated_at"])
+    events.notify_turn_edited(turn)
+    return turn
+
+
+def _descendants(production: Production, turn: Turn) -> list[Turn]:
+    """Every turn below `turn`, in one query."""
+    children: dict[object, list[Turn]] = {}
+    for other in production.turns.only("id", "parent_id", "status"):
+        children.setdefault(other.parent_id, []).append(other)
+    found, frontier = [], [turn.pk]
+    while frontier:
+        below = [child for parent in frontier for child in children.get(parent, [])]
+        found += below
+        frontier = [child.pk for child in below]
+    return found
+
+
+@transaction.atomic
+def turn_delete(*, turn: Turn, branch: BranchChoice | None = None) -> list[str]:
+    """Delete a turn. A turn with later turns needs `branch`: delete them too, or keep them
+    (they then follow its parent). The production's head moves up when it was removed.
+
+    Returns:
+        The ids of the deleted turns.
+
+    Raises:
+        ApplicationError: 409 while a turn concerned is being written, or when later turns
+            exist and `branch` does not say what to do with them.
+    """
+    production, turn = _locked(turn)
+    below = _descendants(production, turn)
+    _refuse_while_written(turn)
+    if any(other.status in ACTIVE_STATUSES for other in below):
+        raise ApplicationError(
+            "A later turn is still being written: stop it or wait for it first.",
+            status_code=409,
+        )
+    children = [other for other in below if other.parent_id == turn.pk]
+    if children and branch is None:
+        raise ApplicationError(
+            f"{len(below)} later turn(s) follow this one: delete them too "
+            "(?branch=delete) or keep them (?branch=keep).",
+            status_code=409,
+            details={"later_turns": len(below)},
+        )
+    deleted = [turn, *below] if branch == BranchChoice.DELETE else [turn]
+    deleted_ids = {other.pk for other in deleted}
+    kept_children = [] if branch == BranchChoice.DELETE else children
+    if kept_children:
+        Turn.objects.filter(pk__in=[child.pk for child in kept_children]).update(
+            parent_id=turn.parent_id
+        )
+        Turn.objects.filter(pk__in=[other.pk for other in below]).update(depth=F("depth") - 1)
+    if production.head_id in deleted_ids:
+        production.head_id = turn.parent_id
+        production.save(update_fields=["head", "updated_at"])
+    # Kept children were moved up first, so the tree's cascade takes none of them.
+    Turn.objects.filter(pk__in=deleted_ids).delete()
+    events.notify_turns_deleted(
+        production.pk,
+        deleted=[str(pk) for pk in deleted_ids],
+        reparented=[str(child.pk) for child in kept_children],
+        head=production.head_id,
+    )
+    return [str(pk) for pk in deleted_ids]
+
+
+@transaction.atomic
+def turn_continue(*, turn: Turn) -> Turn:
+    """Extend the last turn of a branch: its speaker goes on from where the text ends,
+    streamed like a new turn. Nothing written so far is lost, even if the run fails.
+
+    Raises:
+        ApplicationError: 400 for a turn nobody generates (a director's or written by
+            hand as a character), 409 when turns follow it or another turn is being
+            written.
+    """
+    production, turn = _locked(turn)
+    if turn.speaker_kind != SpeakerKind.ASSISTANT:
+        raise ApplicationError("Only an assistant's turn can be continued.")
+    if turn.status not in (TurnStatus.DONE, TurnStatus.STOPPED):
+        raise ApplicationError(
+            "Only a finished turn can be continued: retry a failed one.", status_code=409
+        )
+    if production.turns.filter(parent=turn).exists():
+        raise ApplicationError(
+            "Only the last turn of a branch can be continued: later turns follow this one.",
+            status_code=409,
+        )
+    if production.turns.filter(status__in=ACTIVE_STATUSES).exists():
+        raise ApplicationError(
+            "A turn is already being generated; stop it or wait for it.", status_code=409
+        )
+    if not any(member.pk == turn.assistant_id for member in cast_load(production=production)):
+        raise ApplicationError("This assistant is no longer in the production's cast.")
+    Turn.move(turn.pk, TurnStatus.PENDING, continuation=True, error="")
+    turn.refresh_from_db()
+    production.head = turn
+    production.save(update_fields=["head", "updated_at"])
+    events.notify_turn_continued(turn)
+    from .tasks import turn_generate_task
+
+    transaction.on_commit(lambda: turn_generate_task.delay(str(turn.pk)))
+    return turn
