@@ -6,8 +6,9 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 
 from .errors import ApplicationError
-from .models import LLMCall
+from .models import LLMCall, Persona
 from .realtime.publish import revoke_on_commit
+from .services import avatar_discard_on_commit
 
 WRONG_PASSWORD = "That is not your current password."
 
@@ -67,4 +68,6 @@ def account_delete(*, user: AbstractBaseUser, username: str, password: str) -> N
     for production in Production.objects.filter(owner=user):
         production_delete(production=production)
     LLMCall.objects.filter(owner=user).delete()
+    for url in Persona.objects.filter(owner=user).values_list("avatar_url", flat=True):
+        avatar_discard_on_commit(url)  # uploaded pictures go with their personas
     user.delete()

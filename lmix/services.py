@@ -250,7 +250,7 @@ def persona_save(
     previous = Persona.objects.filter(pk=persona.pk).values_list("avatar_url", flat=True).first()
     persona.save()
     if previous and previous != persona.avatar_url:
-        _avatar_discard_on_commit(previous)
+        avatar_discard_on_commit(previous)
     if affiliations is not None:
         persona.affiliations.set(affiliations)
     if covert_affiliations is not None:
@@ -290,7 +290,7 @@ def avatar_is_uploaded(url: str) -> bool:
     return url.startswith(f"{settings.MEDIA_URL}{AVATAR_DIR}")
 
 
-def _avatar_discard_on_commit(url: str) -> None:
+def avatar_discard_on_commit(url: str) -> None:
     """Remove an uploaded avatar once nothing points to it any more (after commit, so a
     rolled-back change keeps its file)."""
     if avatar_is_uploaded(url):
@@ -332,7 +332,7 @@ def persona_avatar_set(*, persona: Persona, upload: UploadedFile) -> Persona:
     except Exception:
         default_storage.delete(name)
         raise
-    _avatar_discard_on_commit(previous)
+    avatar_discard_on_commit(previous)
     return persona
 
 
@@ -380,5 +380,5 @@ def authored_delete(*, obj: Authored) -> None:
             status_code=409,
         )
     if isinstance(obj, Persona):
-        _avatar_discard_on_commit(obj.avatar_url)
+        avatar_discard_on_commit(obj.avatar_url)
     obj.delete()

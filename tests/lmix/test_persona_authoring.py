@@ -155,3 +155,20 @@ def test_media_outside_avatars_is_not_served(api, media_root):
     (media_root / "secret.txt").write_bytes(b"x")
     assert api.get("/media/secret.txt").content != b"x"
     assert api.get("/media/avatars/../secret.txt").content != b"x"
+
+
+def test_deleting_the_account_removes_its_uploaded_avatars(
+    api, user, media_root, django_capture_on_commit_callbacks
+):
+    persona = PersonaFactory(owner=user)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert upload(api, persona.id, PNG).status_code == 200
+    assert any((media_root / "avatars").iterdir())
+    with django_capture_on_commit_callbacks(execute=True):
+        gone = api.delete(
+            "/api/auth/me",
+            {"username": user.username, "password": "a-good-password-1"},
+            format="json",
+        )
+    assert gone.status_code == 204, gone.content
+    assert not any((media_root / "avatars").iterdir())
