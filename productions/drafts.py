@@ -12,7 +12,7 @@ from lmix.models import Assistant
 
 from . import events
 from .models import Production, Turn
-from .prompting import IMPERSONATE_CUE, build_messages
+from .prompting import IMPERSONATE_CUE, member_messages
 from .selectors import cast_load, turn_branch
 
 logger = logging.getLogger(__name__)
@@ -46,22 +46,19 @@ def draft_generate(
     if speaker is None:
         _send(production_id, "draft.failed", draft_id, error="That character left the cast.")
         return
-    messages, _dropped = build_messages(
-        speaker=speaker.persona,
-        speaker_assistant_id=speaker.pk,
-        cast=[member.persona for member in cast],
-        world=production.world,
-        scenario=production.scenario,
-        branch=turn_branch(production=production, leaf_id=parent_id),
-        model_id=speaker.model.model_id,
-        cue=IMPERSONATE_CUE,
-    )
-    # The transcript ends with others' words or a cue; the draft's own cue always ends it.
-    last = messages[-1]
-    if IMPERSONATE_CUE not in last.content:
-        messages[-1] = Message(last.role, f"{last.content}\n\n{IMPERSONATE_CUE}")
     parts: list[str] = []
-    try:
+    try:  # an invalid stored setting (LLMBadRequest) fails the draft, saying which
+        messages = member_messages(
+            production=production,
+            cast=cast,
+            member=speaker,
+            branch=turn_branch(production=production, leaf_id=parent_id),
+            cue=IMPERSONATE_CUE,
+        )
+        # The transcript may end with others' words: the draft's own cue always ends it.
+        last = messages[-1]
+        if IMPERSONATE_CUE not in last.content:
+            messages[-1] = Message(last.role, f"{last.content}\n\n{IMPERSONATE_CUE}")
         stream = llm_stream(
             model=speaker.model,
             messages=messages,

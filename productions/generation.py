@@ -18,13 +18,12 @@ from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Usage
-from lmix.llm.client import llm_stream, params_for
+from lmix.llm.client import llm_stream
 from lmix.realtime.leases import lease_held, on_heartbeat
 
 from . import events
-from .lore import lore_for_world
 from .models import Production, Turn, TurnStatus
-from .prompting import CONTINUE_CUE, DEFAULT_REPLY_TOKENS, NEXT_CUE, build_messages
+from .prompting import CONTINUE_CUE, NEXT_CUE, member_messages
 from .selectors import cast_load, turn_branch
 
 logger = logging.getLogger(__name__)
@@ -126,25 +125,16 @@ def _stream(turn: Turn, writer: StreamWriter, started: float) -> None:
         writer.add(greeting)
         _finish(writer, usage=Usage(), started=started)
         return
-    # The model's settings, then the assistant's (an invalid one fails the turn, saying which).
-    params = params_for(assistant.model, assistant.config_override)
-    reply_tokens = params.get("max_tokens", DEFAULT_REPLY_TOKENS)
     branch = turn_branch(production=production, leaf_id=turn.parent_id)
     if turn.continuation:  # its own text so far ends the branch; the model goes on from it
         branch.append(Turn(assistant_id=turn.assistant_id, content=turn.content, status="done"))
-    messages, _dropped = build_messages(
-        speaker=assistant.persona,
-        speaker_assistant_id=assistant.pk,
-        cast=[member.persona for member in cast],
-        world=production.world,
-        scenario=production.scenario,
+    # An invalid stored setting fails the turn here, saying which, before any call.
+    messages = member_messages(
+        production=production,
+        cast=cast,
+        member=assistant,
         branch=branch,
-        model_id=assistant.model.model_id,
-        reply_tokens=reply_tokens,
         cue=CONTINUE_CUE if turn.continuation else NEXT_CUE,
-        template=assistant.system_prompt_template,
-        lore=lore_for_world(world=production.world),
-        context_size=params.get("context_size"),
     )
     if not Turn.objects.filter(writer.ours, status=TurnStatus.STREAMING).update(
         directive=[message.as_dict() for message in messages]

@@ -19,7 +19,7 @@ from lmix.llm.tokens import count_tokens
 from lmix.models import LoreEntry, LoreLayer, Persona, World
 
 from .knowledge import Section, memberships_prefetch
-from .models import Turn, TurnStatus
+from .models import Turn
 
 TITLE = "LORE (what you know of things just mentioned):"
 
@@ -60,11 +60,7 @@ def lore_may_know(entry: LoreEntry, *, speaker: Persona) -> bool:
 
 def recent_text(branch: Sequence[Turn], depth: int) -> str:
     """The text of the last `depth` turns a speaker reads (finished, with content)."""
-    readable = [
-        turn.content
-        for turn in branch
-        if turn.status in (TurnStatus.DONE, TurnStatus.STOPPED) and turn.content.strip()
-    ]
+    readable = [turn.content for turn in branch if turn.is_readable]
     return "\n".join(readable[-depth:]) if depth > 0 else ""
 
 

@@ -125,6 +125,11 @@ class Turn(models.Model):
     def __str__(self) -> str:
         return f"{self.speaker_name}: {self.content[:40]}"
 
+    @property
+    def is_readable(self) -> bool:
+        """Whether later speakers read it: finished (or stopped) with some text."""
+        return self.status in (TurnStatus.DONE, TurnStatus.STOPPED) and bool(self.content.strip())
+
     @staticmethod
     def move(
         turn_id: object,

@@ -4,12 +4,13 @@ triggered lore), then its branch, fitted to its context size."""
 from collections.abc import Mapping, Sequence
 
 from lmix.llm.base import Message
+from lmix.llm.client import params_for
 from lmix.llm.tokens import context_window, fit_messages
-from lmix.models import LoreEntry, Persona, Scenario, World
+from lmix.models import Assistant, LoreEntry, Persona, Scenario, World
 
 from .knowledge import compile_knowledge, name_for
-from .lore import lore_section, lore_select, recent_text
-from .models import SpeakerKind, Turn, TurnStatus
+from .lore import lore_for_world, lore_section, lore_select, recent_text
+from .models import Production, SpeakerKind, Turn
 from .prompt_template import template_render
 
 DEFAULT_REPLY_TOKENS = 512
@@ -64,7 +65,7 @@ def transcript(
     names = names or {}
     messages: list[Message] = []
     for turn in branch:
-        if turn.status not in (TurnStatus.DONE, TurnStatus.STOPPED) or not turn.content.strip():
+        if not turn.is_readable:
             continue
         if turn.speaker_kind == SpeakerKind.DIRECTOR:
             message = Message("user", f"[Director] {turn.content.strip()}")
@@ -140,3 +141,36 @@ def build_messages(
     # A reply allowance near the whole window would leave no room for the conversation.
     reserve = min(reply_tokens, window // 2)
     return fit_messages(system, history, budget=window, reserve=reserve)
+
+
+def member_messages(
+    *,
+    production: Production,
+    cast: Sequence[Assistant],
+    member: Assistant,
+    branch: Sequence[Turn],
+    cue: str = NEXT_CUE,
+) -> list[Message]:
+    """What a cast member is sent to speak after `branch` (its turn, or a drafted line):
+    its model's and its own settings, its template, the lore it may know.
+
+    Raises:
+        LLMBadRequest: a stored setting is invalid; the message names which.
+    """
+    # The model's settings, then the assistant's.
+    params = params_for(member.model, member.config_override)
+    messages, _dropped = build_messages(
+        speaker=member.persona,
+        speaker_assistant_id=member.pk,
+        cast=[other.persona for other in cast],
+        world=production.world,
+        scenario=production.scenario,
+        branch=branch,
+        model_id=member.model.model_id,
+        reply_tokens=params.get("max_tokens", DEFAULT_REPLY_TOKENS),
+        cue=cue,
+        template=member.system_prompt_template,
+        lore=lore_for_world(world=production.world),
+        context_size=params.get("context_size"),
+    )
+    return messages

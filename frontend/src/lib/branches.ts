@@ -94,18 +94,22 @@ export function siblingLeaf<T extends TreeTurn>(turns: readonly T[], turnId: str
   return latestLeaf(children, target.id, target)?.id ?? target.id
 }
 
-/** How many turns lie below `id` (its replies, theirs, and so on). */
-export function countBelow<T extends TreeTurn>(children: Map<string | null, T[]>, id: string): number {
-  let count = 0
+/** The turns below `id` (its replies, theirs, and so on). */
+export function descendants<T extends TreeTurn>(children: Map<string | null, T[]>, id: string): T[] {
+  const found: T[] = []
   const stack = [id]
   while (stack.length) {
     for (const child of children.get(stack.pop() as string) ?? []) {
-      count++
+      found.push(child)
       stack.push(child.id)
     }
   }
-  return count
+  return found
 }
+
+/** How many turns lie below `id`. */
+export const countBelow = <T extends TreeTurn>(children: Map<string | null, T[]>, id: string): number =>
+  descendants(children, id).length
 
 /** The other versions of a path entry that the conversation goes on from: where turns
  *  hidden by choosing this version are (1-based version, turns below it). */

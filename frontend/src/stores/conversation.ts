@@ -8,7 +8,7 @@ import { computed, ref } from 'vue'
 import * as api from '@/api/productions'
 import { ApiError } from '@/api/http'
 import type { DraftMessage, ProductionDetail, ServerMessage, Turn } from '@/api/types'
-import { childrenMap, countBelow, otherBranches, siblingLeaf, visiblePath, type PathEntry } from '@/lib/branches'
+import { childrenMap, countBelow, descendants, otherBranches, siblingLeaf, visiblePath, type PathEntry } from '@/lib/branches'
 import {
   applyMessage,
   emptyConversation,
@@ -226,18 +226,11 @@ export const useConversationStore = defineStore('conversation', () => {
   const deleteTurn = (turn: Turn, branch?: 'delete' | 'keep') =>
     run(`delete:${turn.id}`, async () => {
       await api.deleteTurn(pid(), turn.id, branch)
-      const gone = branch === 'delete' ? [turn.id, ...descendantIds(turn.id)] : [turn.id]
+      const gone = branch === 'delete' ? [turn.id, ...descendants(children.value, turn.id).map((t) => t.id)] : [turn.id]
       const kept = branch === 'keep' ? (children.value.get(turn.id) ?? []).map((t) => t.id) : []
       if (leafId.value && gone.includes(leafId.value)) leafId.value = turn.parent
       applyMessage(state.value, { type: 'turns.deleted', seq: -1, turns: gone, reparented: kept, head: null })
     })
-
-  function descendantIds(id: string): string[] {
-    const ids: string[] = []
-    const stack = [id]
-    while (stack.length) for (const c of children.value.get(stack.pop() as string) ?? []) ids.push(c.id), stack.push(c.id)
-    return ids
-  }
 
   /** Extend the last turn of the branch; it streams on like a new turn. */
   const continueTurn = (turn: Turn) =>
