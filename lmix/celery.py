@@ -14,7 +14,10 @@ app.autodiscover_tasks()
 
 @worker_ready.connect
 def _sweep_from_this_worker(**_kwargs) -> None:
-    """A worker sweeps when it starts and then on the schedule, whether or not beat runs."""
+    """A worker sweeps when it starts and then on the schedule, whether or not beat runs;
+    then it freezes what it started with (lmix/heap.py)."""
+    from lmix.heap import freeze_startup_objects
     from lmix.realtime.sweeper import start_sweeper
 
     start_sweeper()
+    freeze_startup_objects()

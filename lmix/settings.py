@@ -86,6 +86,14 @@ TEMPLATES = [
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    # Each process keeps a pool of open connections (psycopg_pool): a request or a task
+    # borrows one instead of starting a PostgreSQL backend (a few ms, cold caches) and
+    # gives it back when Django closes it. Persistent connections are not for ASGI.
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": int(os.environ.get("LMIX_DB_POOL_MIN", "2")),
+        "max_size": int(os.environ.get("LMIX_DB_POOL_MAX", "20")),
+        "timeout": float(os.environ.get("LMIX_DB_POOL_TIMEOUT", "10")),
+    }
 else:
     DATABASES = {
         "default": {

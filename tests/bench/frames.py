@@ -64,6 +64,7 @@ from django.utils import timezone  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from lmix.heap import freeze_startup_objects  # noqa: E402
 from lmix.llm.tokens import count_message_tokens  # noqa: E402
 from lmix.models import LLMModel  # noqa: E402
 from productions.frame_services import frame_create, frame_join  # noqa: E402
@@ -483,6 +484,7 @@ def fan_out() -> None:
     with ExitStack() as stack:
         port, shape, pids = services(stack, log)
         print(f"processes: {shape}")
+        freeze_startup_objects()  # this client's own full collections stay out of the figures
         try:
             run = asyncio.run(
                 asyncio.wait_for(

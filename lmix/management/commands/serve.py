@@ -8,8 +8,10 @@ from daphne.server import Server
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.urls import get_resolver
 
 from lmix.demo import DEMO_ADMIN, DEMO_USERS
+from lmix.heap import freeze_startup_objects
 from lmix.realtime.sweeper import start_sweeper, stop_sweeper
 
 
@@ -53,6 +55,8 @@ class Command(BaseCommand):
             stack.callback(stop_sweeper)
             if not quiet:
                 self._banner(host, port, run_worker)
+            _ = get_resolver().url_patterns  # the URLs load now, to be frozen with the rest
+            freeze_startup_objects()
             Server(
                 application=application,
                 endpoints=build_endpoint_description_strings(host=host, port=port),

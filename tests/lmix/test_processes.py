@@ -1,0 +1,35 @@
+"""What a long-running process sets up to keep its own cost small: PostgreSQL connections
+borrowed from a pool, and the objects it started with frozen out of full collections."""
+
+import gc
+
+import pytest
+from django.db import connection
+
+from lmix.heap import freeze_startup_objects
+
+
+def backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_closed_connection_goes_back_to_the_pool_and_is_reused():
+    if connection.vendor != "postgresql":
+        pytest.skip("the pool is PostgreSQL's (SQLite opens a file)")
+    pids = set()
+    for _ in range(20):
+        pids.add(backend_pid())
+        connection.close()  # what Django does after every request and task
+    # Without the pool each of the twenty would have started a backend of its own.
+    assert len(pids) <= connection.pool.get_stats()["pool_size"] < 20
+
+
+def test_freezing_moves_the_startup_objects_out_of_collections():
+    try:
+        freeze_startup_objects()
+        assert gc.get_freeze_count() > 1000  # Django and this suite's modules, at least
+    finally:
+        gc.unfreeze()
