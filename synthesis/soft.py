@@ -22,7 +22,7 @@ from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
 from productions.knowledge import compile_knowledge, name_for
 from productions.models import Frame, Seat
-from productions.selectors import seats_load
+from productions.selectors import seats_for_prompts
 
 from .events import notify_liquid
 from .models import LIQUID_MAX, Liquid, LiquidStatus, Pass, PassKind, PassStatus
@@ -164,7 +164,7 @@ def soft_pass_run(*, pass_id: object) -> None:
         pass_ = Pass.objects.select_related(
             "liquid", "frame__production__world", "frame__production__scenario"
         ).get(pk=pass_id)
-        seats = seats_load(frame=pass_.frame)
+        seats = seats_for_prompts(frame=pass_.frame)
         messages = soft_messages(frame=pass_.frame, liquid=pass_.liquid, seats=seats)
         Pass.objects.filter(pk=pass_.pk).update(
             messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}]
@@ -266,7 +266,7 @@ def soft_passes_sweep() -> int:
         )
         if not claimed:
             continue
-        seats = seats_load(frame=pass_.frame)
+        seats = seats_for_prompts(frame=pass_.frame)
         others = names_known_to(pass_.liquid.seat_id, seats)
         note = "The soft pass was lost with its worker; heuristics decided."
         analysis = heuristics(pass_.liquid.content, others)

@@ -18,8 +18,9 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import Q
 
-from productions.knowledge import compile_knowledge, memberships_prefetch, public_name
+from productions.knowledge import compile_knowledge, public_name
 from productions.models import Frame, FrameMode, LiquidVisibility, Seat
+from productions.selectors import seats_for_prompts
 
 from ..models import (
     Liquid,
@@ -125,22 +126,23 @@ def effective_pscale(liquid: Liquid) -> int:
     return liquid.pscale if liquid.pscale is not None else DEFAULT_PSCALE
 
 
-def gather(pass_: Pass) -> MediumContext:
-    """Read everything the pass's character may use, now.
+# What a pass reads with its frame: the prompts' world and scenario, the medium model.
+FRAME_RELATED = ("production__world", "production__scenario", "medium_model")
+
+
+def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
+    """Read everything the pass's character may use, now. `frame` is the pass's frame as
+    this run just read it with the pass (`FRAME_RELATED` too); without it, it is read here,
+    as a second gather must (its `seq` is the horizon).
 
     Raises:
         ObjectDoesNotExist: the frame or the seat is gone.
     """
-    frame = Frame.objects.select_related(
-        "production__world", "production__scenario", "medium_model"
-    ).get(pk=pass_.frame_id)
-    # Personas and their memberships are what prompts read; a seat's assistant and model
-    # are loaded only if the pass needs them (a frame without a medium model of its own).
-    seats = list(
-        Seat.objects.filter(frame=frame)
-        .select_related("persona")
-        .prefetch_related(memberships_prefetch("persona__"))
-    )
+    if frame is None:
+        frame = Frame.objects.select_related(*FRAME_RELATED).get(pk=pass_.frame_id)
+    # A seat's assistant and model are loaded only if the pass needs them (a frame without
+    # a medium model of its own).
+    seats = seats_for_prompts(frame=frame)
     seat = next((s for s in seats if s.pk == pass_.seat_id), None)
     if seat is None:
         raise Seat.DoesNotExist("The pass's seat is gone.")

@@ -30,7 +30,7 @@ from ..models import (
     WindowStatus,
 )
 from .bones import bones_step
-from .context import LeaseLost, PassLease, gather
+from .context import FRAME_RELATED, LeaseLost, PassLease, gather
 from .flesh import flesh_step, route_flesh
 
 logger = logging.getLogger(__name__)
@@ -57,7 +57,9 @@ def medium_pass_run(*, pass_id: object) -> None:
             if frame_id is None or not _claim_shared(pass_id, owner, frame_id=frame_id):
                 return
             shared = True
-        pass_ = Pass.objects.select_related("window", "outcome", "narrative").get(pk=pass_id)
+        pass_ = Pass.objects.select_related(
+            "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
+        ).get(pk=pass_id)
         lease = PassLease(pass_.pk, owner, pass_.attempts)
         try:
             _run(pass_, lease)
@@ -113,7 +115,7 @@ def _hand_over(frame_id: object) -> None:
 
 
 def _run(pass_: Pass, lease: PassLease) -> None:
-    ctx = gather(pass_)
+    ctx = gather(pass_, frame=pass_.frame)
     model = medium_model(frame=ctx.frame, seat=ctx.seat)
     ctx, outcome = bones_step(ctx, lease=lease, model=model)
     if not ctx.own and (ctx.shared or (outcome is None and not ctx.interrupt_reason)):
