@@ -53,4 +53,15 @@ describe('FeedItem', () => {
     const shared = mountEntry(narrativeEntry({ ...n, seat: SEATS.bob, shared: true }))
     expect(shared.find(q('narrative-label')).text()).toContain('shared with everyone')
   })
+
+  it('renders a narrative’s Markdown as the chat does: actions in italics, speech marked, typed HTML as text', () => {
+    const text = '*Alice steps back.* "Not tonight," she says. <img src=x onerror=alert(1)>'
+    const w = mountEntry(narrativeEntry(makeNarrative({ id: 'n2', text, status: 'done' })))
+    const prose = w.find(q('narrative-text'))
+    expect(prose.find('em').text()).toBe('Alice steps back.')
+    expect(prose.find('.rp-speech').text()).toBe('"Not tonight,"')
+    expect(prose.find('img').exists()).toBe(false)
+    expect(prose.text()).toContain('<img src=x onerror=alert(1)>')
+    expect(prose.find('.caret').exists()).toBe(false)
+  })
 })
