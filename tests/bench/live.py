@@ -81,7 +81,7 @@ def passthrough(owner) -> None:
         fake.responder = lambda request: Reply(text=text, chunk_delay=1 / PASS_RATE)
         model = LLMModel.objects.create(
             owner=owner,
-            name="Fake",
+            name="Fake (pass-through)",
             provider="openai_compatible",
             api_endpoint=fake.base_url,
             model_id="fake",
@@ -113,7 +113,7 @@ def worker_death(owner) -> None:
         fake.responder = lambda request: Reply(text=text, chunk_delay=1 / PASS_RATE)
         model = LLMModel.objects.create(
             owner=owner,
-            name="Fake",
+            name="Fake (worker death)",
             provider="openai_compatible",
             api_endpoint=fake.base_url,
             model_id="fake",

@@ -8,9 +8,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 
 def scratch_database() -> None:
-    os.environ.setdefault("LMIX_DATA_DIR", tempfile.mkdtemp(prefix="lmix-bench-"))
     if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+        # A configured LMIX_DATA_DIR holds someone's real SQLite database: never that one.
+        os.environ["LMIX_DATA_DIR"] = tempfile.mkdtemp(prefix="lmix-bench-")
         return
+    os.environ.setdefault("LMIX_DATA_DIR", tempfile.mkdtemp(prefix="lmix-bench-"))
     import psycopg
 
     url = urlsplit(os.environ["DATABASE_URL"])
