@@ -112,6 +112,20 @@ class LoreEntryAdmin(admin.ModelAdmin):
     list_select_related = ("world",)
 
 
+class ViewOnlyAdmin(admin.ModelAdmin):
+    """Rows that only their services may change (they keep lifecycles, leases and sockets in
+    step): an administrator reads them here, and changes nothing."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(LLMCall)
 class LLMCallAdmin(admin.ModelAdmin):
     list_display = (

@@ -1,8 +1,10 @@
-"""Django admin for productions and their turns."""
+"""Django admin for productions and their turns, and (to read) frames and their seats."""
 
 from django.contrib import admin
 
-from .models import CastMember, Production, Turn
+from lmix.admin import ViewOnlyAdmin
+
+from .models import CastMember, Frame, Production, Seat, Turn
 
 
 class CastInline(admin.TabularInline):
@@ -26,3 +28,28 @@ class TurnAdmin(admin.ModelAdmin):
     list_filter = ("status", "speaker_kind")
     search_fields = ("content", "speaker_name", "production__name")
     raw_id_fields = ("parent", "production", "assistant")
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = ("position", "persona", "controller", "user", "assistant")
+    extra = 0
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Frame)
+class FrameAdmin(ViewOnlyAdmin):
+    list_display = ("name", "production", "owner", "status", "mode", "tempo", "seq", "created_at")
+    list_filter = ("status", "mode")
+    search_fields = ("name", "production__name", "owner__username")
+    list_select_related = ("production", "owner")
+    exclude = ("invite_code", "spectator_code")  # keys to the table, not for reading here
+    inlines = [SeatInline]

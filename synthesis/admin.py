@@ -1,0 +1,54 @@
+"""Django admin for what happens in frames: read only, as its services alone keep windows,
+passes, outcomes and sockets in step (a change here would reach no player)."""
+
+from django.contrib import admin
+
+from lmix.admin import ViewOnlyAdmin
+
+from .models import Liquid, Narrative, Outcome, Pass, TableTalk, Window
+
+
+@admin.register(Liquid)
+class LiquidAdmin(ViewOnlyAdmin):
+    list_display = ("content", "frame", "seat", "status", "pscale", "submitted_at", "committed_at")
+    list_filter = ("status", "analysis_source")
+    search_fields = ("content", "frame__name")
+    list_select_related = ("frame", "seat__persona", "seat__frame")
+
+
+@admin.register(Window)
+class WindowAdmin(ViewOnlyAdmin):
+    list_display = ("frame", "seat", "status", "pscale", "trigger", "opened_at", "expires_at")
+    list_filter = ("status", "trigger")
+    search_fields = ("frame__name",)
+    list_select_related = ("frame", "seat__persona", "seat__frame")
+
+
+@admin.register(Pass)
+class PassAdmin(ViewOnlyAdmin):
+    list_display = ("frame", "seat", "kind", "trigger", "status", "attempts", "error", "created_at")
+    list_filter = ("kind", "status", "trigger")
+    search_fields = ("frame__name", "error", "lease_owner")
+    list_select_related = ("frame", "seat__persona", "seat__frame")
+
+
+@admin.register(Outcome)
+class OutcomeAdmin(ViewOnlyAdmin):
+    list_display = ("seq", "frame", "seat", "created_at")
+    search_fields = ("frame__name",)
+    list_select_related = ("frame", "seat__persona", "seat__frame")
+
+
+@admin.register(Narrative)
+class NarrativeAdmin(ViewOnlyAdmin):
+    list_display = ("frame", "seat", "status", "trigger", "pscale", "shared", "created_at")
+    list_filter = ("status", "trigger", "shared")
+    search_fields = ("text", "frame__name")
+    list_select_related = ("frame", "seat__persona", "seat__frame")
+
+
+@admin.register(TableTalk)
+class TableTalkAdmin(ViewOnlyAdmin):
+    list_display = ("text", "frame", "author", "by_gm", "created_at")
+    search_fields = ("text", "frame__name")
+    list_select_related = ("frame", "author")
