@@ -112,9 +112,9 @@ class LoreEntryAdmin(admin.ModelAdmin):
     list_select_related = ("world",)
 
 
-class ViewOnlyAdmin(admin.ModelAdmin):
-    """Rows that only their services may change (they keep lifecycles, leases and sockets in
-    step): an administrator reads them here, and changes nothing."""
+class ViewOnly:
+    """For a ModelAdmin or an inline of rows that only their services may change (they keep
+    lifecycles, leases and sockets in step): an administrator reads them, changes nothing."""
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False

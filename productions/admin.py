@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from lmix.admin import ViewOnlyAdmin
+from lmix.admin import ViewOnly
 
 from .models import CastMember, Frame, Production, Seat, Turn
 
@@ -30,23 +30,14 @@ class TurnAdmin(admin.ModelAdmin):
     raw_id_fields = ("parent", "production", "assistant")
 
 
-class SeatInline(admin.TabularInline):
+class SeatInline(ViewOnly, admin.TabularInline):
     model = Seat
     fields = ("position", "persona", "controller", "user", "assistant")
     extra = 0
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(Frame)
-class FrameAdmin(ViewOnlyAdmin):
+class FrameAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("name", "production", "owner", "status", "mode", "tempo", "seq", "created_at")
     list_filter = ("status", "mode")
     search_fields = ("name", "production__name", "owner__username")

@@ -3,13 +3,13 @@ passes, outcomes and sockets in step (a change here would reach no player)."""
 
 from django.contrib import admin
 
-from lmix.admin import ViewOnlyAdmin
+from lmix.admin import ViewOnly
 
 from .models import Liquid, Narrative, Outcome, Pass, TableTalk, Window
 
 
 @admin.register(Liquid)
-class LiquidAdmin(ViewOnlyAdmin):
+class LiquidAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("content", "frame", "seat", "status", "pscale", "submitted_at", "committed_at")
     list_filter = ("status", "analysis_source")
     search_fields = ("content", "frame__name")
@@ -17,7 +17,7 @@ class LiquidAdmin(ViewOnlyAdmin):
 
 
 @admin.register(Window)
-class WindowAdmin(ViewOnlyAdmin):
+class WindowAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("frame", "seat", "status", "pscale", "trigger", "opened_at", "expires_at")
     list_filter = ("status", "trigger")
     search_fields = ("frame__name",)
@@ -25,7 +25,7 @@ class WindowAdmin(ViewOnlyAdmin):
 
 
 @admin.register(Pass)
-class PassAdmin(ViewOnlyAdmin):
+class PassAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("frame", "seat", "kind", "trigger", "status", "attempts", "error", "created_at")
     list_filter = ("kind", "status", "trigger")
     search_fields = ("frame__name", "error", "lease_owner")
@@ -33,14 +33,14 @@ class PassAdmin(ViewOnlyAdmin):
 
 
 @admin.register(Outcome)
-class OutcomeAdmin(ViewOnlyAdmin):
+class OutcomeAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("seq", "frame", "seat", "created_at")
     search_fields = ("frame__name",)
     list_select_related = ("frame", "seat__persona", "seat__frame")
 
 
 @admin.register(Narrative)
-class NarrativeAdmin(ViewOnlyAdmin):
+class NarrativeAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("frame", "seat", "status", "trigger", "pscale", "shared", "created_at")
     list_filter = ("status", "trigger", "shared")
     search_fields = ("text", "frame__name")
@@ -48,7 +48,7 @@ class NarrativeAdmin(ViewOnlyAdmin):
 
 
 @admin.register(TableTalk)
-class TableTalkAdmin(ViewOnlyAdmin):
+class TableTalkAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("text", "frame", "author", "by_gm", "created_at")
     search_fields = ("text", "frame__name")
     list_select_related = ("frame", "author")
