@@ -220,6 +220,9 @@ LMIX_LEASE_MAX_RESTARTS = int(os.environ.get("LMIX_LEASE_MAX_RESTARTS", "2"))
 LMIX_PENDING_REQUEUE_SECONDS = float(os.environ.get("LMIX_PENDING_REQUEUE_SECONDS", "30"))
 # Streamed text is written to the database at most this often (and at the end).
 LMIX_STREAM_CHECKPOINT_SECONDS = float(os.environ.get("LMIX_STREAM_CHECKPOINT_SECONDS", "0.25"))
+# After a stream's first delta, what arrives this close together goes to readers as one
+# delta: a fast provider's hundreds of deltas a second become at most 1 / this messages.
+LMIX_STREAM_BATCH_SECONDS = float(os.environ.get("LMIX_STREAM_BATCH_SECONDS", "0.05"))
 # Every worker and web process runs the sweeps itself (lmix/realtime/sweeper.py), so lost
 # work is found without beat; beat, where it runs, only adds another runner.
 LMIX_SWEEPER = _env_bool("LMIX_SWEEPER", True)

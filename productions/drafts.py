@@ -9,6 +9,7 @@ from contextlib import closing
 from lmix.llm.base import LLMError, Message, Usage
 from lmix.llm.client import llm_stream
 from lmix.models import Assistant
+from lmix.realtime.stream import TextStream
 
 from . import events
 from .models import Production, Turn
@@ -46,7 +47,7 @@ def draft_generate(
     if speaker is None:
         _send(production_id, "draft.failed", draft_id, error="That character left the cast.")
         return
-    parts: list[str] = []
+    draft = _DraftStream(production_id, draft_id)
     try:  # an invalid stored setting (LLMBadRequest) fails the draft, saying which
         messages = member_messages(
             production=production,
@@ -68,9 +69,10 @@ def draft_generate(
             subject=draft_id,
         )
         with closing(stream) as deltas:
-            for index, delta in enumerate(deltas):
-                parts.append(delta)
-                _send(production_id, "draft.token", draft_id, index=index, delta=delta)
+            for delta in deltas:
+                if delta:
+                    draft.add(delta)
+        draft.flush()
     except LLMError as error:
         _send(production_id, "draft.failed", draft_id, error=str(error))
         return
@@ -78,7 +80,21 @@ def draft_generate(
         logger.exception("draft %s failed unexpectedly", draft_id)
         _send(production_id, "draft.failed", draft_id, error="Something went wrong.")
         return
-    _send(production_id, "draft.done", draft_id, content="".join(parts).strip())
+    _send(production_id, "draft.done", draft_id, content=draft.text.strip())
+
+
+class _DraftStream(TextStream):
+    """A draft's deltas, published in batches; a draft is stored nowhere."""
+
+    def __init__(self, production_id: str, draft_id: str) -> None:
+        super().__init__()
+        self.production_id, self.draft_id = production_id, draft_id
+
+    def publish(self, index: int, delta: str) -> None:
+        _send(self.production_id, "draft.token", self.draft_id, index=index, delta=delta)
+
+    def store(self, text: str, index: int) -> bool:
+        return True
 
 
 def _send(production_id: str, kind: str, draft_id: str, **fields) -> None:

@@ -1,9 +1,10 @@
 """Generating one turn under a lease: claim, stream, checkpoint, finish; and the sweep that
 re-runs work whose worker died (docs/tasks.md).
 
-Each delta is published at once with its index and never written on its own: the text is
+Deltas are published in batches with their index and never written on its own: the text is
 checkpointed at most every LMIX_STREAM_CHECKPOINT_SECONDS and at the end, and a reader
-gets the stored text with `token_count`, the number of deltas it holds.
+gets the stored text with `token_count`, the number of deltas it holds
+(lmix/realtime/stream.py).
 """
 
 import logging
@@ -20,6 +21,7 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
 from lmix.realtime.leases import lease_held, on_heartbeat
+from lmix.realtime.stream import TextStream
 
 from . import events
 from .models import Production, Turn, TurnStatus
@@ -29,47 +31,37 @@ from .selectors import cast_load, turn_branch
 logger = logging.getLogger(__name__)
 
 
-class StreamWriter:
-    """The text of one generation run: publishes each delta, checkpoints the text.
+class StreamWriter(TextStream):
+    """The text of one generation run: publishes its deltas, checkpoints the text.
 
     Every write is conditional on the run still holding the turn (streaming, same lease
     owner, same attempt), so a stopped turn or a run whose lease went elsewhere stops.
     """
 
     def __init__(self, turn: Turn) -> None:
-        self.turn = turn
         # A continuation goes on from the stored text and its deltas.
-        self.parts: list[str] = [turn.content] if turn.continuation else []
-        self.index = turn.token_count if turn.continuation else 0
-        self.saved_at = time.monotonic()
+        super().__init__(
+            text=turn.content if turn.continuation else "",
+            index=turn.token_count if turn.continuation else 0,
+        )
+        self.turn = turn
         self.lease = {"lease_owner": turn.lease_owner, "attempts": turn.attempts}
         self.ours = Q(pk=turn.pk, **self.lease)
 
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
     def add(self, delta: str) -> bool:
-        """Publish and keep `delta`; False once the run no longer holds the turn."""
-        if (
-            self.index == self.turn.token_count
-            and self.turn.continuation
-            and _runs_on(self.text, delta)
-        ):
+        first = self.index == self.turn.token_count and not self.pending
+        if first and self.turn.continuation and _runs_on(self.text, delta):
             delta = f" {delta}"  # a continuation's first words, not glued to the last ones
-        events.notify_turn_token(self.turn, index=self.index, delta=delta)
-        self.parts.append(delta)
-        self.index += 1
-        if time.monotonic() - self.saved_at >= settings.LMIX_STREAM_CHECKPOINT_SECONDS:
-            return self.checkpoint()
-        return True
+        return super().add(delta)
 
-    def checkpoint(self) -> bool:
-        """Store the text so far (renewing the lease); False once the run lost the turn."""
-        self.saved_at = time.monotonic()
+    def publish(self, index: int, delta: str) -> None:
+        events.notify_turn_token(self.turn, index=index, delta=delta)
+
+    def store(self, text: str, index: int) -> bool:
+        """Store the text so far (renewing the lease)."""
         return bool(
             Turn.objects.filter(self.ours, status=TurnStatus.STREAMING).update(
-                content=self.text, token_count=self.index, heartbeat_at=timezone.now()
+                content=text, token_count=index, heartbeat_at=timezone.now()
             )
         )
 
@@ -172,6 +164,7 @@ def _earlier_takes(turn: Turn) -> int:
 
 
 def _finish(writer: StreamWriter, *, usage: Usage, started: float) -> None:
+    writer.flush()  # the last deltas go out before the turn's end
     turn = writer.turn
     fields = {
         "content": writer.text,
@@ -205,6 +198,7 @@ def _finish(writer: StreamWriter, *, usage: Usage, started: float) -> None:
 def _fail(writer: StreamWriter, *, message: str, started: float) -> None:
     """End the run failed. A failed continuation leaves the turn done with its text and the
     error, so the text written before stays the turn's."""
+    writer.flush()
     turn = writer.turn
     with transaction.atomic():
         if not Turn.move(

@@ -1,12 +1,9 @@
-"""Flesh: the character's personal narrative, streamed to its player (and the GM) delta by
-delta (a shared frame's one prose to everyone), checkpointed, never written per delta;
-then routed: stored as done, its liquid consumed (never narrated twice), the window fired
-and the pass done, in one transaction.
+"""Flesh: the character's personal narrative, streamed to its player (and the GM) in
+batches of deltas (a shared frame's one prose to everyone), checkpointed, never written per
+delta (lmix/realtime/stream.py); then routed: stored as done, its liquid consumed (never
+narrated twice), the window fired and the pass done, in one transaction.
 """
 
-import time
-
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -14,6 +11,7 @@ from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
 from lmix.llm.tokens import count_tokens
 from lmix.models import LLMModel
+from lmix.realtime.stream import TextStream
 from productions.frame_events import lock_frame
 
 from ..events import notify_liquid, notify_narrative_done, notify_narrative_token, notify_window
@@ -33,16 +31,14 @@ from .context import LeaseLost, MediumContext, PassLease
 from .prompts import compile_flesh, reply_cap, resolving_outcomes
 
 
-class NarrativeWriter:
-    """The text of one flesh run: publishes each delta at once with its index, stores the
-    text at most every LMIX_STREAM_CHECKPOINT_SECONDS, only while the run holds its pass."""
+class NarrativeWriter(TextStream):
+    """The text of one flesh run: publishes its deltas to the narrative's readers, stores
+    the text only while the run holds its pass."""
 
     def __init__(self, narrative: Narrative, lease: PassLease) -> None:
+        super().__init__()
         self.narrative = narrative
-        self.parts: list[str] = []
-        self.index = 0
         self.tokens = 0
-        self.saved_at = time.monotonic()
         self.ours = Narrative.objects.filter(
             pk=narrative.pk,
             status=NarrativeStatus.STREAMING,
@@ -51,23 +47,15 @@ class NarrativeWriter:
             source_pass__attempts=lease.attempts,
         )
 
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
     def add(self, delta: str) -> bool:
-        """Publish and keep `delta`; False once the run no longer holds its pass."""
-        notify_narrative_token(self.narrative, index=self.index, delta=delta)
-        self.parts.append(delta)
-        self.index += 1
         self.tokens += count_tokens(delta)
-        if time.monotonic() - self.saved_at >= settings.LMIX_STREAM_CHECKPOINT_SECONDS:
-            return self.checkpoint()
-        return True
+        return super().add(delta)
 
-    def checkpoint(self) -> bool:
-        self.saved_at = time.monotonic()
-        return bool(self.ours.update(text=self.text, token_count=self.index))
+    def publish(self, index: int, delta: str) -> None:
+        notify_narrative_token(self.narrative, index=index, delta=delta)
+
+    def store(self, text: str, index: int) -> bool:
+        return bool(self.ours.update(text=text, token_count=index))
 
 
 def flesh_step(

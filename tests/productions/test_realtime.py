@@ -36,7 +36,8 @@ async def test_owner_receives_the_stream_and_done(settings):
     messages = await receive_until(communicator, "turn.done")
 
     kinds = [m["type"] for m in messages]
-    assert kinds[0] == "turn.created" and kinds.count("turn.token") >= 3
+    # The first delta at once, the rest batched (lmix/realtime/stream.py).
+    assert kinds[0] == "turn.created" and kinds.count("turn.token") >= 2
     # State changes are numbered without gaps; deltas carry only their stream index.
     states = [m for m in messages if m["type"] != "turn.token"]
     seqs = [m["seq"] for m in states]

@@ -1,5 +1,6 @@
-"""Streams: deltas are published at once and never written one by one; the text is
-checkpointed, and a snapshot mid-stream holds exactly the deltas its index reaches."""
+"""Streams: deltas are published (the first at once, then in batches) and never written
+one by one; the text is checkpointed, and a snapshot mid-stream holds exactly the deltas
+its index reaches."""
 
 from unittest import mock
 
@@ -47,7 +48,7 @@ def turn_writes(server, production, words: int) -> int:
     with CaptureQueriesContext(connection) as queries:
         turn_generate(turn_id=turn.pk)
     turn.refresh_from_db()
-    assert turn.status == "done" and turn.token_count >= words
+    assert turn.status == "done" and turn.content.split() == [f"w{i}" for i in range(words)]
     return sum(1 for q in queries if q["sql"].startswith('UPDATE "productions_turn"'))
 
 
@@ -97,4 +98,30 @@ async def test_a_snapshot_mid_stream_holds_exactly_the_deltas_its_index_reaches(
     assert sorted(deltas) == list(range(done["token_count"]))
     # The stored text is exactly the deltas below its index; the client drops those.
     assert snapshot["content"] == "".join(deltas[i] for i in range(snapshot["token_count"]))
+    await communicator.disconnect()
+
+
+@pytest.mark.usefixtures("celery_worker")
+async def test_a_fast_stream_reaches_readers_first_word_first_then_in_batches(server):
+    @database_sync_to_async
+    def setup():
+        owner = UserFactory()
+        return make_production(owner, model=fake_model(owner, server)), logged_in_client(owner)
+
+    production, client = await setup()
+    words = [f"w{i}" for i in range(200)]
+    server.queue(text=" ".join(words))  # as fast as the fake can send them
+    communicator = socket(production.id, session_cookie(client))
+    assert (await communicator.connect())[0]
+    await communicator.receive_json_from(timeout=5)  # ready
+    await database_sync_to_async(client.post)(
+        f"/api/productions/{production.id}/turns", {}, format="json"
+    )
+    messages = await receive_until(communicator, "turn.done")
+    tokens = [m for m in messages if m["type"] == "turn.token"]
+    assert tokens[0]["delta"].split() == ["w0"]  # not held back for a batch
+    assert [m["index"] for m in tokens] == list(range(len(tokens)))
+    assert "".join(m["delta"] for m in tokens).split() == words
+    assert len(tokens) < len(words) / 4  # the control: one message per delta would be 200
+    assert messages[-1]["turn"]["token_count"] == len(tokens)
     await communicator.disconnect()

@@ -60,7 +60,7 @@ def test_a_turn_survives_kill_9_of_its_worker(user, server, production_factory, 
         )
     assert done.status == "done", done.error
     assert done.content == TEXT  # the whole text once: nothing lost, nothing repeated
-    assert done.token_count == 80 and done.attempts >= 2  # killed, then run again
+    assert done.attempts >= 2  # killed, then run again
     calls = LLMCall.objects.filter(purpose="production.turn").order_by("created_at")
     # The killed run's call was recorded before its stream and never completed.
     assert calls[0].finished_at is None and all(c.finished_at for c in calls[1:])

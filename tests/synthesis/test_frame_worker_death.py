@@ -105,7 +105,7 @@ def test_a_medium_pass_survives_kill_9_of_its_worker_mid_narrative(user, server)
     assert [o.source_pass_id for o in outcomes] == [pass_.pk]  # the rerun reused it
     story = Narrative.objects.get(frame=frame)  # the cut-off one is gone
     assert story.source_pass_id == pass_.pk and story.status == "done"
-    assert story.text == TEXT and story.token_count == DELTAS  # whole, once
+    assert story.text == TEXT  # whole, once
     assert story.outcome_ids == [str(outcomes[0].pk)]
     liquid.refresh_from_db()
     assert liquid.status == "consumed" and liquid.consumed_by_id == story.pk
