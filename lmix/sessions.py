@@ -1,9 +1,14 @@
-"""Database sessions that ignore a malformed session cookie instead of querying with it."""
+"""Sessions read from the cache (Redis when configured) and kept in the database, ignoring
+a malformed session cookie instead of querying with it.
 
-from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
+Every API request and socket reads its session: from Redis that is one small GET instead
+of a database query; the database copy keeps sessions across a cache restart or eviction.
+"""
+
+from django.contrib.sessions.backends.cached_db import SessionStore as CachedDBSessionStore
 
 
-class SessionStore(DatabaseSessionStore):
+class SessionStore(CachedDBSessionStore):
     def _validate_session_key(self, key: str | None) -> bool:
         # Django makes keys of lowercase letters and digits. Anything else (a NUL byte,
         # which PostgreSQL refuses in a query) is no session at all: an anonymous request.

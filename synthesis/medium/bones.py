@@ -17,6 +17,7 @@ from typing import Literal, Self
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists
 from pydantic import BaseModel, Field, field_validator
 
 from lmix.llm.base import LLMError, Message
@@ -261,11 +262,9 @@ def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
 
 def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
     with transaction.atomic():
-        lock_frame(ctx.frame.pk)
-        if not lease.held(lock=True):
-            raise LeaseLost()
-        if Outcome.objects.filter(frame_id=ctx.frame.pk, seq__gt=ctx.horizon).exists():
-            raise _Stale()
+        # Taking the outcome's seq locks the frame: outcomes are stored one at a time.
+        seq = next_seq(ctx.frame.pk)
+        _check_storable(ctx, lease)
         draft = bones_apply(bones, ctx)
         flags = secret_flags(
             said=[
@@ -278,7 +277,7 @@ def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
         )
         outcome = Outcome.objects.create(
             frame=ctx.frame,
-            seq=next_seq(ctx.frame.pk),
+            seq=seq,
             seat=ctx.seat,
             source_pass=ctx.pass_,
             actions_resolved=draft.actions_resolved,
@@ -290,6 +289,29 @@ def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
         )
         route_bones(ctx, outcome)
         return outcome
+
+
+def _check_storable(ctx: MediumContext, lease: PassLease) -> None:
+    """In one statement, with the frame locked: the run still holds its pass (whose row
+    stays locked until commit, so no sweep restarts it meanwhile), and no outcome landed
+    after the one its context saw.
+
+    Raises:
+        LeaseLost: the pass is no longer this run's.
+        _Stale: another outcome came first: gather again.
+    """
+    newer = Outcome.objects.filter(frame_id=ctx.frame.pk, seq__gt=ctx.horizon)
+    held = (
+        Pass.objects.filter(lease.q())
+        .select_for_update(of=("self",))
+        .annotate(newer=Exists(newer))
+        .values_list("newer", flat=True)
+    )
+    found = list(held)
+    if not found:
+        raise LeaseLost()
+    if found[0]:
+        raise _Stale()
 
 
 def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
