@@ -70,8 +70,15 @@ def seat_body(seat: Seat) -> dict[str, Any]:
 def lock_frame(frame_id: object) -> None:
     """Hold the frame's row until the transaction ends. Every write in a frame that must
     be ordered (outcomes, liquid, windows, passes) takes it first: frame, then its rows."""
-    if not list(Frame.objects.select_for_update().filter(pk=frame_id).values_list("pk")):
-        raise Frame.DoesNotExist("The frame is gone.")
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    # Raw, like next_seq: every ordered write runs it, and building the query with the ORM
+    # costs more than the lock itself.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT 1 FROM "{Frame._meta.db_table}" WHERE "id" = %s{lock}', [_pk(frame_id)]
+        )
+        if cursor.fetchone() is None:
+            raise Frame.DoesNotExist("The frame is gone.")
 
 
 def next_seq(frame_id: object) -> int:
@@ -81,12 +88,17 @@ def next_seq(frame_id: object) -> int:
     with connection.cursor() as cursor:
         cursor.execute(
             f'UPDATE "{table}" SET "seq" = "seq" + 1 WHERE "id" = %s RETURNING "seq"',
-            [Frame._meta.pk.get_db_prep_value(uuid.UUID(str(frame_id)), connection)],
+            [_pk(frame_id)],
         )
         row = cursor.fetchone()
     if row is None:
         raise Frame.DoesNotExist("The frame is gone.")
     return row[0]
+
+
+def _pk(frame_id: object) -> object:
+    """A frame id as the database takes it in a raw statement."""
+    return Frame._meta.pk.get_db_prep_value(uuid.UUID(str(frame_id)), connection)
 
 
 def notify_frame(frame_id: object, event: dict[str, Any], *, public: bool = True) -> None:

@@ -83,7 +83,12 @@ def frame_access(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess | N
     if not user.is_authenticated or not is_uuid(frame_id):
         return None
     frame = Frame.objects.filter(pk=frame_id).select_related("production").first()
-    if frame is None:
+    return frame_access_to(user=user, frame=frame) if frame is not None else None
+
+
+def frame_access_to(*, user: AbstractBaseUser, frame: Frame) -> FrameAccess | None:
+    """`frame_access` for a frame the caller already read (with its production)."""
+    if not user.is_authenticated:
         return None
     seat_ids = frozenset(Seat.objects.filter(frame=frame, user=user).values_list("pk", flat=True))
     is_gm = frame.owner_id == user.pk

@@ -15,8 +15,8 @@ from productions.frame_events import seat_body
 from productions.models import Frame, Seat
 from productions.selectors import (
     FrameAccess,
-    frame_access,
     frame_access_or_404,
+    frame_access_to,
     frame_list,
     invite_preview,
     production_get,
@@ -146,8 +146,8 @@ class FrameInviteApi(APIView):
 def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
     """Liquid in a frame the caller may see, and that access; or 404 (writing rights are
     the service's)."""
-    liquid = Liquid.objects.filter(pk=liquid_id).select_related("frame", "seat").first()
-    access = frame_access(user=request.user, frame_id=liquid.frame_id) if liquid else None
+    liquid = Liquid.objects.filter(pk=liquid_id).select_related("frame__production", "seat").first()
+    access = frame_access_to(user=request.user, frame=liquid.frame) if liquid else None
     if liquid is None or access is None:
         raise ApplicationError("No such intention.", status_code=404)
     return liquid, access
