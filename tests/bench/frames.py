@@ -471,6 +471,17 @@ def stages(samples: list[Sample]) -> dict[str, list[float]]:
     return out
 
 
+def host_speed() -> float:
+    """Milliseconds this host takes for a fixed pure-Python workload: the same code gives
+    other figures on a slower or busier host (shared machines drift by a third and more
+    within an hour), so runs are compared with this beside them."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(2_000_000):
+        total += i % 7
+    return (time.perf_counter() - started) * 1e3
+
+
 def fan_out() -> None:
     sockets = FRAMES * SEATS
     limit = raise_open_files_limit(sockets * 2 + 512)
@@ -481,6 +492,7 @@ def fan_out() -> None:
     print(f"{FRAMES} frames × {SEATS} seats created in {time.monotonic() - started:.1f} s")
     log = Path(settings.DATA_DIR) / "bench-frames.log"
     load = os.getloadavg()[0]
+    speed = host_speed()
     with ExitStack() as stack:
         port, shape, pids = services(stack, log)
         print(f"processes: {shape}")
@@ -504,6 +516,10 @@ def fan_out() -> None:
         for name, seconds in run.cpu.items()
     )
     print(f"CPU cores busy: {used}; load average before: {load:.2f} on {os.cpu_count()} cores")
+    print(
+        f"host speed: a fixed pure-Python workload took {speed:.0f} ms before the run, "
+        f"{host_speed():.0f} ms after (lower is faster)"
+    )
     print(
         f"messages the sockets received: {run.delivered / len(samples):.0f} a commit "
         "(its liquid, window, outcome and narrative events)"
