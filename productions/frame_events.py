@@ -10,7 +10,8 @@ may read, so no socket gets one event twice. Choosing audiences is a privacy dec
 
 Frame-wide events carry the frame's `seq` (+1 per event, in the transaction that changes
 the data) and are sent after it commits. Streamed narrative deltas carry only their
-stream's `index` and are sent as they stream, outside any transaction. Presence carries neither.
+stream's `index` and are sent as they stream, outside any transaction. Presence carries
+neither.
 """
 
 import uuid
