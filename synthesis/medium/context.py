@@ -60,14 +60,6 @@ class PassLease:
     def q(self) -> Q:
         return Q(pk=self.pass_id, status=PassStatus.RUNNING, **self.where)
 
-    def held(self, *, lock: bool = False) -> bool:
-        """Whether the run still holds the pass; with `lock`, the pass's row stays locked
-        until the transaction ends, so nobody takes it meanwhile."""
-        rows = Pass.objects.filter(self.q())
-        if lock:
-            rows = rows.select_for_update()
-        return bool(list(rows.values_list("pk", flat=True)))
-
 
 @dataclass(frozen=True)
 class Action:

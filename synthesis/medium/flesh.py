@@ -7,7 +7,7 @@ narrated twice), the window fired and the pass done, in one transaction.
 from django.db import transaction
 from django.utils import timezone
 
-from lmix.llm.base import LLMError, Usage
+from lmix.llm.base import LLMError, Message, Usage
 from lmix.llm.client import llm_stream
 from lmix.llm.tokens import count_tokens
 from lmix.models import LLMModel
@@ -67,11 +67,14 @@ def flesh_step(
         LLMError: the provider failed (the text so far is kept, for the GM to see).
         LeaseLost: the run no longer holds its pass.
     """
-    narrative = _narrative_open(ctx, outcome, lease)
-    if narrative.status == NarrativeStatus.DONE:
-        return narrative
+    try:  # loaded with the pass; only the run holding the pass writes its narrative
+        existing = ctx.pass_.narrative
+    except Narrative.DoesNotExist:
+        existing = None
+    if existing is not None and existing.status == NarrativeStatus.DONE:
+        return existing
     messages = compile_flesh(ctx, outcome, model)
-    record_messages(ctx.pass_, lease, "flesh", messages)
+    narrative = _narrative_open(ctx, outcome, lease, messages=messages, existing=existing)
     writer = NarrativeWriter(narrative, lease)
     cap = reply_cap(ctx.pscale)
     configured = model.config.get("max_tokens") if isinstance(model.config, dict) else None
@@ -103,23 +106,26 @@ def flesh_step(
     return narrative
 
 
-def _narrative_open(ctx: MediumContext, outcome: Outcome | None, lease: PassLease) -> Narrative:
-    """The pass's narrative row. A run after a failed or lost one starts the text afresh
-    under a new id, so no client ever joins the deltas of two runs."""
+def _narrative_open(
+    ctx: MediumContext,
+    outcome: Outcome | None,
+    lease: PassLease,
+    *,
+    messages: list[Message],
+    existing: Narrative | None,
+) -> Narrative:
+    """The pass's narrative row, with the messages its call is sent recorded. A run after a
+    failed or lost one starts the text afresh under a new id, so no client ever joins the
+    deltas of two runs."""
     ids = {o.pk: o.seq for o in ctx.outcomes}
     if outcome is not None:
         ids[outcome.pk] = outcome.seq
     for resolved in resolving_outcomes(ctx, outcome):
         ids[resolved.pk] = resolved.seq
-    try:  # loaded with the pass; only the run holding the pass writes its narrative
-        existing = ctx.pass_.narrative
-    except Narrative.DoesNotExist:
-        existing = None
     with transaction.atomic():
-        if not lease.held(lock=True):
-            raise LeaseLost()
-        if existing is not None and existing.status == NarrativeStatus.DONE:
-            return existing
+        # Conditional on the lease, and it locks the pass's row until commit: no narrative
+        # of a run that lost its pass.
+        record_messages(ctx.pass_, lease, "flesh", messages)
         if existing is not None:
             existing.delete()
         return Narrative.objects.create(
