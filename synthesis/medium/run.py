@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
@@ -47,19 +47,18 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        shared = False
-        if not _claim(pass_id, owner, where={"frame__mode": FrameMode.PER_CHARACTER}):
-            frame_id = (
-                Pass.objects.filter(pk=pass_id, frame__mode=FrameMode.SHARED)
-                .values_list("frame_id", flat=True)
-                .first()
+        pass_ = (
+            Pass.objects.select_related(
+                "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
             )
-            if frame_id is None or not _claim_shared(pass_id, owner, frame_id=frame_id):
-                return
-            shared = True
-        pass_ = Pass.objects.select_related(
-            "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
-        ).get(pk=pass_id)
+            .filter(pk=pass_id, kind=PassKind.MEDIUM, status=PassStatus.PENDING)
+            .first()
+        )
+        if pass_ is None:
+            return  # running, finished or gone: a duplicate or late task
+        shared = pass_.frame.mode == FrameMode.SHARED  # a frame's mode never changes
+        if not (_claim_shared(pass_, owner) if shared else _claim(pass_, owner)):
+            return
         lease = PassLease(pass_.pk, owner, pass_.attempts)
         try:
             _run(pass_, lease)
@@ -77,29 +76,36 @@ def medium_pass_run(*, pass_id: object) -> None:
                 _hand_over(pass_.frame_id)
 
 
-def _claim(pass_id: object, owner: str, *, where: dict | None = None) -> bool:
-    """Pending → running under this run's lease (one statement)."""
-    return Pass.move(
-        pass_id,
+def _claim(pass_: Pass, owner: str) -> bool:
+    """Pending → running under this run's lease (one statement), if nobody claimed the pass
+    since it was read; `pass_` then says so too."""
+    now = timezone.now()
+    attempts = pass_.attempts + 1
+    if not Pass.move(
+        pass_.pk,
         PassStatus.RUNNING,
         only_from=(PassStatus.PENDING,),
-        where={"kind": PassKind.MEDIUM, **(where or {})},
+        where={"attempts": pass_.attempts},
         lease_owner=owner,
-        heartbeat_at=timezone.now(),
-        attempts=F("attempts") + 1,
-    )
+        heartbeat_at=now,
+        attempts=attempts,
+    ):
+        return False
+    pass_.status, pass_.lease_owner, pass_.heartbeat_at = PassStatus.RUNNING, owner, now
+    pass_.attempts = attempts
+    return True
 
 
-def _claim_shared(pass_id: object, owner: str, *, frame_id: object) -> bool:
+def _claim_shared(pass_: Pass, owner: str) -> bool:
     """A shared frame runs one pass at a time (each narrates, for everyone, all that was
     committed before it): one that must wait stays pending until the running one hands
     over (`_hand_over`; the sweep is the backstop)."""
     with transaction.atomic():
-        lock_frame(frame_id)
+        lock_frame(pass_.frame_id)
         running = Pass.objects.filter(
-            frame_id=frame_id, kind=PassKind.MEDIUM, status=PassStatus.RUNNING
+            frame_id=pass_.frame_id, kind=PassKind.MEDIUM, status=PassStatus.RUNNING
         )
-        return not running.exists() and _claim(pass_id, owner)
+        return not running.exists() and _claim(pass_, owner)
 
 
 def _hand_over(frame_id: object) -> None:
