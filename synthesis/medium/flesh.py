@@ -152,21 +152,7 @@ def route_flesh(ctx: MediumContext, narrative: Narrative | None, *, lease: PassL
         ):
             raise LeaseLost()
         if narrative is not None:
-            if (
-                not Narrative.objects.filter(
-                    pk=narrative.pk, status=NarrativeStatus.STREAMING
-                ).update(
-                    status=NarrativeStatus.DONE,
-                    text=narrative.text,
-                    token_count=narrative.token_count,
-                    updated_at=timezone.now(),
-                )
-                and not Narrative.objects.filter(
-                    pk=narrative.pk, status=NarrativeStatus.DONE
-                ).exists()
-            ):
-                raise LeaseLost()
-            narrative.refresh_from_db()
+            narrative = _narrative_done(narrative)
             for liquid in ctx.own:
                 if Liquid.move(
                     liquid.pk,
@@ -177,8 +163,33 @@ def route_flesh(ctx: MediumContext, narrative: Narrative | None, *, lease: PassL
                     liquid.refresh_from_db()
                     notify_liquid("liquid.consumed", liquid, frame=ctx.frame, seats=ctx.seats)
             notify_narrative_done(narrative)
-        window_id = ctx.pass_.window_id
-        if window_id and Window.move(
-            window_id, WindowStatus.FIRED, only_from=(WindowStatus.FIRING,)
+        # Loaded with the pass: a firing window changes only by moves like this one.
+        window = ctx.pass_.window
+        now = timezone.now()
+        if window is not None and Window.move(
+            window.pk, WindowStatus.FIRED, only_from=(WindowStatus.FIRING,), updated_at=now
         ):
-            notify_window("window.done", Window.objects.get(pk=window_id))
+            window.status, window.updated_at = WindowStatus.FIRED, now
+            notify_window("window.done", window)
+
+
+def _narrative_done(narrative: Narrative) -> Narrative:
+    """Store the streamed narrative as done, or find it done by an earlier run (then it is
+    the stored one).
+
+    Raises:
+        LeaseLost: it is neither streaming nor done (deleted by a later run).
+    """
+    now = timezone.now()
+    if Narrative.objects.filter(pk=narrative.pk, status=NarrativeStatus.STREAMING).update(
+        status=NarrativeStatus.DONE,
+        text=narrative.text,
+        token_count=narrative.token_count,
+        updated_at=now,
+    ):
+        narrative.status, narrative.updated_at = NarrativeStatus.DONE, now
+        return narrative
+    stored = Narrative.objects.filter(pk=narrative.pk, status=NarrativeStatus.DONE).first()
+    if stored is None:
+        raise LeaseLost()
+    return stored
