@@ -29,6 +29,7 @@ import os
 import resource
 import signal
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -304,6 +305,7 @@ class Live:
     port: int
     listeners: dict[str, Listener] = field(default_factory=dict)  # seat id → socket
     clients: dict[int, tuple[httpx.AsyncClient, str]] = field(default_factory=dict)
+    tls: ssl.SSLContext = field(default_factory=ssl.create_default_context)
 
     async def open(self, tables: list[Table]) -> float:
         url = f"ws://{HOST}:{self.port}/ws/frames"
@@ -322,6 +324,7 @@ class Live:
             if ready.get("type") != "ready":
                 raise ConnectionError(f"no ready frame: {ready}")
             self.listeners[player.seat_id] = Listener(ws)
+            await self.client(player)  # now, not in a measured round: a client costs CPU
 
         started = time.monotonic()
         await asyncio.gather(*(one(t, p) for t in tables for p in t.players))
@@ -335,7 +338,10 @@ class Live:
         if player.user_id not in self.clients:
             name, value = player.cookie.split("=", 1)
             http = httpx.AsyncClient(
-                base_url=f"http://{HOST}:{self.port}", cookies={name: value}, timeout=WAIT
+                base_url=f"http://{HOST}:{self.port}",
+                cookies={name: value},
+                timeout=WAIT,
+                verify=self.tls,  # plain HTTP: one context shared, not one built per client
             )
             token = (await http.get("/api/auth/csrf")).json()["csrfToken"]
             self.clients[player.user_id] = (http, token)
