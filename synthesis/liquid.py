@@ -117,16 +117,18 @@ def liquid_commit(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
     already open, gathers it too)."""
     liquid = _locked(liquid, user)  # locked and submitted: the move cannot lose
     now = timezone.now()
-    Liquid.move(
+    liquid.status, liquid.committed_at, liquid.updated_at = LiquidStatus.COMMITTED, now, now
+    notify_liquid("liquid.committed", liquid, frame=liquid.frame)
+    window = window_for_commit(frame=liquid.frame, liquid=liquid)
+    Liquid.move(  # committed and in its window: one write
         liquid.pk,
         LiquidStatus.COMMITTED,
         only_from=(LiquidStatus.SUBMITTED,),
         committed_at=now,
         updated_at=now,
+        window=window,
     )
-    liquid.status, liquid.committed_at, liquid.updated_at = LiquidStatus.COMMITTED, now, now
-    notify_liquid("liquid.committed", liquid, frame=liquid.frame)
-    window_for_commit(frame=liquid.frame, liquid=liquid)
+    liquid.window = window
     return liquid
 
 

@@ -40,7 +40,8 @@ def window_seconds(liquid: Liquid) -> float:
 
 
 def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
-    """Put just-committed liquid in its seat's live window, opening one if there is none.
+    """The live window of the seat of liquid being committed (the caller stores the liquid
+    in it), opening one if there is none.
 
     A second commit while the window is open accumulates in it (it does not extend it). In
     shared mode or at tempo 0 the window is born firing (trigger `commit`) and its medium
@@ -81,8 +82,6 @@ def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
         notify_window("window.opened", window)
         if not paused:
             _schedule(window)
-    Liquid.objects.filter(pk=liquid.pk).update(window=window)
-    liquid.window = window
     return window
 
 
