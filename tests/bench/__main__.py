@@ -136,8 +136,8 @@ def report_delta_cost(production) -> None:
         samples.append(time.perf_counter() - start)
     flush()
     total = time.perf_counter() - begin
-    report("cost per provider delta (batch, publish, checkpoint)", samples)
-    print(f"{'  with the outbox drained, mean':<44} {total / 5000 * 1e3:8.3f} ms")
+    report("cost per provider delta (batch, publish, checkpoint)", samples, 1e6, "µs")
+    print(f"{'  with the outbox drained, mean':<44} {total / 5000 * 1e6:8.2f} µs")
     Turn.objects.filter(pk=turn.pk).update(status="stopped")
 
 
