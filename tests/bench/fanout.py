@@ -35,6 +35,7 @@ RATE = 200  # events per second in the paced run
 SIZES = [int(n) for n in os.environ.get("BENCH_GROUP_SIZES", "1,10,100").split(",")]
 PACED = int(os.environ.get("BENCH_PACED", "400"))
 BURST = int(os.environ.get("BENCH_BURST", "2000"))
+MEASURE_TIMEOUT = 180.0  # seconds for one row; a healthy row takes under a minute
 
 
 def event(index: int) -> dict[str, Any]:
@@ -159,7 +160,11 @@ async def run() -> None:
     print(f"{'':<15}{'ms':>10}{'ms':>10}{'ms':>11}{'ms':>11}")
     for kind, make in layers().items():
         for size in SIZES:
-            r = await measure(kind, make, size)
+            try:  # a layer that stops answering must not hang `make bench`
+                r = await asyncio.wait_for(measure(kind, make, size), MEASURE_TIMEOUT)
+            except TimeoutError:
+                print(f"{kind:<7}{size:>8}  stopped after {MEASURE_TIMEOUT:.0f} s without an answer")
+                continue
             print(
                 f"{kind:<7}{size:>8}{r['send_med']:>10.3f}{r['send_p95']:>10.3f}"
                 f"{r['delay_med']:>11.3f}{r['delay_p95']:>11.3f}{r['events_s']:>10.0f}"
