@@ -163,7 +163,7 @@ async def run() -> None:
             try:  # a layer that stops answering must not hang `make bench`
                 r = await asyncio.wait_for(measure(kind, make, size), MEASURE_TIMEOUT)
             except TimeoutError:
-                print(f"{kind:<7}{size:>8}  stopped after {MEASURE_TIMEOUT:.0f} s without an answer")
+                print(f"{kind:<7}{size:>8}  no answer within {MEASURE_TIMEOUT:.0f} s: stopped")
                 continue
             print(
                 f"{kind:<7}{size:>8}{r['send_med']:>10.3f}{r['send_p95']:>10.3f}"
