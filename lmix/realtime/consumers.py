@@ -6,6 +6,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from lmix.errors import ApplicationError
@@ -137,6 +138,16 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
             await handler(self, content)
         except ApplicationError as error:
             await self.send_error("rejected", error.message)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels hops to a thread before every handler to close stale database
+        # connections: one hop per socket message, queued behind every other socket's.
+        # These handlers reach the database only through database_sync_to_async, which
+        # closes them around its own call, so the hop is skipped.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     # Messages from the channel layer.
 

@@ -114,6 +114,26 @@ async def test_the_handler_table_dispatches_and_subclasses_extend_it():
     await communicator.disconnect()
 
 
+async def test_events_and_messages_reach_handlers_without_a_thread_hop_each(monkeypatch):
+    # Channels hops to a thread to close stale database connections before every handler;
+    # these consumers reach the database only in database_sync_to_async, so they skip it.
+    hops = []
+
+    async def counted_hop() -> None:
+        hops.append(1)
+
+    monkeypatch.setattr("channels.consumer.aclose_old_connections", counted_hop)
+    group = room()
+    communicator = await open_socket(members(group, 1), user(1))
+    for n in range(5):
+        group_send(group, {"type": "note", "n": n})
+    for n in range(5):
+        assert await communicator.receive_json_from(timeout=5) == {"type": "note", "n": n}
+    assert await pong(communicator)
+    assert hops == []
+    await communicator.disconnect()
+
+
 @pytest.mark.parametrize(
     ("sent", "code"),
     [
