@@ -194,6 +194,10 @@ e2e(
       await expectVisible(turnItems(page).first().getByTestId('turn-delete'))
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`)
+      // The cast and its controls leave the conversation most of the screen.
+      const controls = await page.getByRole('complementary', { name: 'Controls' }).boundingBox()
+      assert.ok(controls && controls.height <= 844 / 4, `the controls take ${controls?.height}px of 844`)
+      await expectVisible(page.getByTestId('cast-play').first())
     })
   },
   { timeout: 180_000 },
