@@ -1,12 +1,15 @@
 """What a long-running process sets up to keep its own cost small: PostgreSQL connections
-borrowed from a pool, and the objects it started with frozen out of full collections."""
+borrowed from a pool, statements planned once, and the objects it started with frozen out
+of full collections."""
 
 import gc
+import uuid
 
 import pytest
 from django.db import connection
 
 from lmix.heap import freeze_startup_objects
+from productions.models import Seat
 
 
 def backend_pid() -> int:
@@ -25,6 +28,22 @@ def test_a_closed_connection_goes_back_to_the_pool_and_is_reused():
         connection.close()  # what Django does after every request and task
     # Without the pool each of the twenty would have started a backend of its own.
     assert len(pids) <= connection.pool.get_stats()["pool_size"] < 20
+
+
+@pytest.mark.django_db
+def test_a_statement_run_twice_on_a_connection_is_prepared_and_planned_once():
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+
+    def prepared() -> list[str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            return [row[0] for row in cursor.fetchall() if "productions_seat" in row[0]]
+
+    assert prepared() == []
+    for _ in range(3):  # other values each time: one statement all the same
+        assert not Seat.objects.filter(pk=uuid.uuid4()).exists()
+    assert len(prepared()) == 1
 
 
 def test_freezing_moves_the_startup_objects_out_of_collections():
