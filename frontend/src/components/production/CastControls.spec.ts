@@ -18,16 +18,18 @@ const props = { cast: [makeCast('as1', 'Alice'), makeCast('as2', 'Bob')], busy: 
 afterEach(() => vi.unstubAllGlobals())
 
 describe('CastControls', () => {
-  it('shows small avatars on a phone and full-size ones elsewhere', () => {
+  it('shows small avatars under headings for screen readers only on a phone, full ones elsewhere', () => {
     screen(true)
     const phone = mount(CastControls, { props })
     expect(phone.findAll('.avatar').map((a) => a.attributes('style'))).toEqual([
       expect.stringContaining('width: 24px'),
       expect.stringContaining('width: 24px'),
     ])
+    expect(phone.find('#cast-title').classes()).toContain('sr-only')
     screen(false)
     const desktop = mount(CastControls, { props })
     expect(desktop.find('.avatar').attributes('style')).toContain('width: 34px')
+    expect(desktop.find('#cast-title').classes()).not.toContain('sr-only')
   })
 
   it('plays the chosen cast member, or lets the server pick', async () => {
