@@ -31,12 +31,12 @@ def test_a_closed_connection_goes_back_to_the_pool_and_is_reused():
 
 
 @pytest.mark.django_db
-def test_a_statement_run_twice_on_a_connection_is_prepared_and_planned_once():
+def test_a_statement_a_connection_runs_again_and_again_is_prepared_and_planned_once():
     if connection.vendor != "postgresql":
         pytest.skip("prepared statements are PostgreSQL's")
 
     # A query no other test makes: the pool's connection may have prepared theirs.
-    marker = '"productions_seat"."position" <'
+    marker = '("productions_seat"."controller" = $2 AND "productions_seat"."id" = $3) LIMIT 1'
 
     def prepared() -> list[str]:
         with connection.cursor() as cursor:
@@ -44,8 +44,8 @@ def test_a_statement_run_twice_on_a_connection_is_prepared_and_planned_once():
             return [row[0] for row in cursor.fetchall() if marker in row[0]]
 
     assert prepared() == []
-    for position in (-1, -2, -3):  # other values each time: one statement all the same
-        assert not Seat.objects.filter(pk=uuid.uuid4(), position__lt=position).exists()
+    for controller in ("open", "human", "ai", "open"):  # one statement, other values
+        assert not Seat.objects.filter(pk=uuid.uuid4(), controller=controller).exists()
     assert len(prepared()) == 1
 
 
