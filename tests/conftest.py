@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 from channels.layers import channel_layers
+from django.db import connection
 from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
@@ -93,6 +94,23 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_database_left_alone(django_db_setup, django_db_blocker):
+    """The test database cannot be dropped while a session uses it, and a thread of the
+    suite can still hold a pooled PostgreSQL connection when the run ends (asgiref's sync
+    thread after a test's `sync_to_async`, a server's or a worker's thread): the drop then
+    failed with "being accessed by other users" and left the database behind. Such sessions
+    are ended first (this tears down after the worker, before the drop)."""
+    yield
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 _worker_running = False
