@@ -15,9 +15,9 @@ class OneHopASGIHandler(ASGIHandler):
 
     Our views are sync, and so is WhiteNoise. Django's own handler builds an async chain
     around them, so every hook of every middleware went to the sync thread and back
-    through the event loop, a dozen hops a request, each waiting behind the sockets that
-    loop serves. One sync chain called once costs one hop (`make bench`, with 200 sockets
-    open: the commit POST took 31 → 25 ms p50).
+    through the event loop: 15 hops a request, each waiting behind the sockets that loop
+    serves. The sync chain called once is one hop (`tests.bench.frames`, 200 sockets open:
+    the commit POST took 31 → 25 ms p50).
     """
 
     def load_middleware(self, is_async: bool = False) -> None:

@@ -97,7 +97,7 @@ def fresh_channel_layer():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def test_database_left_alone(django_db_setup, django_db_blocker):
+def no_session_left_on_the_test_database(django_db_setup, django_db_blocker):
     """The test database cannot be dropped while a session uses it, and a thread of the
     suite can still hold a pooled PostgreSQL connection when the run ends (asgiref's sync
     thread after a test's `sync_to_async`, a server's or a worker's thread): the drop then
