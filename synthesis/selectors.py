@@ -209,7 +209,7 @@ def pass_list(*, frame: Frame) -> list[dict[str, Any]]:
             "status": p.status,
             "liquid": str(p.liquid_id) if p.liquid_id else None,
             "window": str(p.window_id) if p.window_id else None,
-            "interrupt": p.interrupt,
+            "interrupt": p.interrupt or None,  # what interrupted it, if anything
             "messages": p.messages,
             "error": p.error,
             "attempts": p.attempts,

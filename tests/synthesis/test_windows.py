@@ -12,7 +12,7 @@ from productions.models import Frame
 from synthesis import windows
 from synthesis.liquid import frame_status_set, liquid_commit, liquid_submit
 from synthesis.models import Liquid, Outcome, Pass, Window
-from synthesis.selectors import window_body
+from synthesis.selectors import pass_list, window_body
 from tests.synthesis.conftest import make_frame, seat_player
 
 pytestmark = pytest.mark.django_db
@@ -171,6 +171,13 @@ def test_an_interrupt_cancels_the_open_window_and_wakes_the_character_now(
         "outcome": str(outcome.pk),
         "reason": "Alice shoves him.",
     }
+    # The GM's list of passes says what interrupted the woken one, and of no other pass.
+    interrupts = {p["id"]: p["interrupt"] for p in pass_list(frame=frame)}
+    assert interrupts.pop(str(woken.id)) == {
+        "outcome": str(outcome.pk),
+        "reason": "Alice shoves him.",
+    }
+    assert interrupts and set(interrupts.values()) == {None}  # the intentions' soft passes
 
 
 def test_the_gm_pauses_resumes_and_closes_over_rest(api, user):
