@@ -70,3 +70,8 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
 export function renderStory(text: string): string {
   return md.render(text)
 }
+
+/** One line of story (an action, a fact) the same way, without a paragraph around it. */
+export function renderStoryLine(text: string): string {
+  return md.renderInline(text)
+}

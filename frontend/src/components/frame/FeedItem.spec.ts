@@ -36,6 +36,25 @@ describe('FeedItem', () => {
     expect(w.find(q('outcome-interrupt')).text()).toContain('You are interrupted: You are falling.')
   })
 
+  it('renders actions and facts as story lines: actions in italics, speech marked, typed HTML as text', () => {
+    const o = makeOutcome({
+      id: 'o2',
+      seq: 5,
+      actions_resolved: [{ seat: SEATS.alice, action: '*steps back.* "Not tonight." <b>x</b>', result: 'success' }],
+      world_facts: ['The *door* is shut. <img src=x onerror=alert(1)>'],
+    })
+    const w = mountEntry(outcomeEntry(o))
+    const action = w.find(q('outcome-action-text'))
+    expect(action.find('em').text()).toBe('steps back.')
+    expect(action.find('.rp-speech').text()).toBe('"Not tonight."')
+    expect(action.find('b').exists()).toBe(false)
+    expect(action.text()).toBe('Alice steps back. "Not tonight." <b>x</b>')
+    const fact = w.find(q('outcome-fact'))
+    expect(fact.find('em').text()).toBe('door')
+    expect(fact.find('img').exists()).toBe(false)
+    expect(fact.find('p').exists()).toBe(false)
+  })
+
   it('shows the guard’s flags to the GM only', () => {
     expect(mountEntry(outcomeEntry(outcome)).find(q('outcome-flag')).exists()).toBe(false)
     const gm = mountEntry(outcomeEntry(outcome), true)
