@@ -650,7 +650,8 @@ def _outside_quotes(text: str, change: Callable[[str], str]) -> str:
 def third_person(who: str, text: str) -> str:
     """A player's first-person action told about their character: "I draw my sword and say
     "Halt!"" → "Ann draws their sword and says "Halt!"" (the pronoun that says no gender).
-    Quoted dialogue is kept as written; text not in the first person is kept as it is."""
+    Quoted dialogue is kept as written; text not in the first person is kept as it is, but
+    for its roleplay marks: prose tells an *action* without them."""
 
     def change(part: str) -> str:
         def subject(match: re.Match) -> str:
@@ -663,9 +664,10 @@ def third_person(who: str, text: str) -> str:
                 return who
             return " ".join(word for word in words if word)
 
+        part = part.replace("*", "")
         return _objects(_and_verbs(_I_VERB.sub(subject, part), conjugate=True))
 
-    told = _outside_quotes(text.strip().strip("*").strip(), change)
+    told = _outside_quotes(text.strip(), change).strip()
     return _capital(told)
 
 

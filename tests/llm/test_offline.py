@@ -286,6 +286,14 @@ def test_a_scene_never_reads_a_players_first_person_action_back_as_narration():
     assert text.count("draws their sword") == 1  # the fact is not told twice
 
 
+def test_a_scene_tells_roleplay_actions_as_prose_without_their_marks():
+    text = scene(
+        '- Result: Ann: *I step back, thinking it over.* "Not *now*," I say. *I wait.* (success)'
+    )
+    assert 'Ann steps back, thinking it over. "Not *now*," Ann says. Ann waits.' in text
+    assert text.count("*") == 2  # only the emphasis inside the dialogue, as written
+
+
 def test_an_intention_is_told_as_what_the_character_is_about_to_do():
     text = scene("- Intention: I open the door slowly.")
     assert "Ann gets ready to open the door slowly." in text and " I " not in text
