@@ -88,6 +88,11 @@ _ANSWERS = (
     "Ask me again when we're alone, {other}.",
     "Why does everyone keep asking me that?",
     "I could tell you, {other}. The question is whether you're ready to hear it.",
+    # Answers to a question nobody is named as asking (an outcome read out, say).
+    "That depends on who is asking, and why.",
+    "Not here. Not with everyone listening.",
+    "I've asked myself the same thing all night.",
+    "The honest answer? I don't know yet.",
 )
 _REPLIES = (
     "I hear you, {other}. I'm just not sure I believe you.",

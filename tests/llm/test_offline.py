@@ -236,6 +236,16 @@ def test_a_chat_turn_is_deterministic_and_differs_per_speaker_and_line():
     assert len({scene_turn("Alice Thompson", line) for line in LINES}) == len(LINES)
 
 
+def test_questions_nobody_is_named_as_asking_get_different_answers():
+    # AI seats answer outcomes, where no last speaker is named: once one of them asked a
+    # question, all of them gave the one answer that addresses nobody, and echoed it.
+    answers = set()
+    for n in range(20):
+        text = scene_turn(f"Speaker {n}", f'The map lies open. "Where were you on night {n}?"')
+        answers |= {q for q in re.findall(r"“([^”]+)”", text) if "night" not in q}
+    assert len(answers) >= 4, answers
+
+
 def test_a_reply_addresses_the_last_speaker_and_an_opening_sets_the_scene():
     texts = [scene_turn(f"Speaker {i}", LINES[1]) for i in range(8)]
     assert all("Tony" in text for text in texts)  # the line answered is Tony's
