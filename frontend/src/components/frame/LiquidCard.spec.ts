@@ -1,0 +1,19 @@
+import { mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import { makeLiquid } from '@/test/factories'
+import LiquidCard from './LiquidCard.vue'
+
+const frame = { mode: 'per_character', tempo: 1, liquid_visibility: 'all' } as const
+
+describe('LiquidCard', () => {
+  it('shows an intention as story text: actions in italics, its line breaks, typed HTML as text', () => {
+    const content = '*Alice steps back.* "Not tonight."\nThen I wait. <b>x</b>'
+    const w = mount(LiquidCard, { props: { liquid: makeLiquid({ id: 'l1', content }), frame, nameOf: () => 'Alice', now: 0 } })
+    const text = w.find('[data-testid="liquid-text"]')
+    expect(text.find('em').text()).toBe('Alice steps back.')
+    expect(text.find('.rp-speech').text()).toBe('"Not tonight."')
+    expect(text.findAll('br')).toHaveLength(1)
+    expect(text.find('b').exists()).toBe(false)
+    expect(text.text()).toContain('Then I wait. <b>x</b>')
+  })
+})
