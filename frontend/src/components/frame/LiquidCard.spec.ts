@@ -16,4 +16,13 @@ describe('LiquidCard', () => {
     expect(text.find('b').exists()).toBe(false)
     expect(text.text()).toContain('Then I wait. <b>x</b>')
   })
+
+  it('shows the soft pass’s reading of it the same way', () => {
+    const liquid = makeLiquid({ id: 'l2', pscale: -1, analysis_source: 'model', refined: '*Alice steps back.* <i>x</i>' })
+    const w = mount(LiquidCard, { props: { liquid, frame, nameOf: () => 'Alice', now: 0 } })
+    const refined = w.find('[data-testid="verdict-refined"]')
+    expect(refined.find('em').text()).toBe('Alice steps back.')
+    expect(refined.find('i').exists()).toBe(false)
+    expect(refined.text()).toBe('Read as: Alice steps back. <i>x</i>')
+  })
 })
