@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 
 from lmix.errors import ApplicationError
 from lmix.models import Assistant
+from lmix.queries import one_or_none
 
 from .knowledge import memberships_prefetch, public_name
 from .models import CastMember, Frame, Production, Seat, Turn
@@ -82,7 +83,7 @@ def frame_access(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess | N
     """The user's access to the frame, or None when they are neither its GM nor seated."""
     if not user.is_authenticated or not is_uuid(frame_id):
         return None
-    frame = Frame.objects.filter(pk=frame_id).select_related("production").first()
+    frame = one_or_none(Frame.objects.filter(pk=frame_id).select_related("production"))
     return frame_access_to(user=user, frame=frame) if frame is not None else None
 
 

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lmix.errors import ApplicationError
+from lmix.queries import one_or_none
 from productions import frame_services
 from productions.frame_events import seat_body
 from productions.models import Frame, Seat
@@ -146,7 +147,9 @@ class FrameInviteApi(APIView):
 def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
     """Liquid in a frame the caller may see, and that access; or 404 (writing rights are
     the service's)."""
-    liquid = Liquid.objects.filter(pk=liquid_id).select_related("frame__production", "seat").first()
+    liquid = one_or_none(
+        Liquid.objects.filter(pk=liquid_id).select_related("frame__production", "seat")
+    )
     access = frame_access_to(user=request.user, frame=liquid.frame) if liquid else None
     if liquid is None or access is None:
         raise ApplicationError("No such intention.", status_code=404)

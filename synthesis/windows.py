@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
+from lmix.queries import one_or_none
 from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, FrameStatus
 
@@ -48,10 +49,8 @@ def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
     pass enqueued with the commit: no timer and no second transaction before the outcome.
     Call inside the committing transaction, the frame locked.
     """
-    window = (
-        Window.objects.select_for_update()
-        .filter(seat_id=liquid.seat_id, status=WindowStatus.OPEN)
-        .first()
+    window = one_or_none(  # a seat has one open window at most (a constraint)
+        Window.objects.select_for_update().filter(seat_id=liquid.seat_id, status=WindowStatus.OPEN)
     )
     immediate = frame.mode == FrameMode.SHARED or frame.tempo == 0
     paused = frame.status == FrameStatus.PAUSED

@@ -14,6 +14,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError
 from lmix.models import LLMModel
+from lmix.queries import one_or_none
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, Seat
@@ -47,12 +48,10 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        pass_ = (
+        pass_ = one_or_none(
             Pass.objects.select_related(
                 "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
-            )
-            .filter(pk=pass_id, kind=PassKind.MEDIUM, status=PassStatus.PENDING)
-            .first()
+            ).filter(pk=pass_id, kind=PassKind.MEDIUM, status=PassStatus.PENDING)
         )
         if pass_ is None:
             return  # running, finished or gone: a duplicate or late task
