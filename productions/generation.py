@@ -258,7 +258,9 @@ def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
         | Q(heartbeat_at__isnull=True, updated_at__lt=lapsed_before)
     )
     counts = {"requeued": len(lost), "restarted": 0, "failed": 0}
-    for turn in lapsed.defer("directive"):
+    # Ids first, whole rows only for the rare turn found: every process sweeps every 2 s.
+    lapsed_ids = list(lapsed.values_list("pk", flat=True))
+    for turn in Turn.objects.filter(pk__in=lapsed_ids).defer("directive") if lapsed_ids else []:
         outcome = turn_lease_lapsed(turn=turn)
         if outcome:
             counts[outcome] += 1

@@ -11,6 +11,7 @@ from typing import Self
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from pydantic import BaseModel, Field
 
@@ -248,14 +249,18 @@ def soft_passes_sweep() -> int:
     now = timezone.now()
     lapsed = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
     lost = now - timedelta(seconds=settings.LMIX_PENDING_REQUEUE_SECONDS)
-    pending = Pass.objects.filter(
-        kind=PassKind.SOFT, status=PassStatus.PENDING, created_at__lt=lost
+    stuck = Pass.objects.filter(
+        Q(status=PassStatus.PENDING, created_at__lt=lost)
+        | Q(status=PassStatus.RUNNING, heartbeat_at__lt=lapsed),
+        kind=PassKind.SOFT,
     )
-    running = Pass.objects.filter(
-        kind=PassKind.SOFT, status=PassStatus.RUNNING, heartbeat_at__lt=lapsed
-    )
+    # Ids first, whole rows only for what was found: every process runs this every second
+    # and it almost always finds nothing, and building the wide read costs more than that.
+    stuck_ids = list(stuck.values_list("pk", flat=True))
+    if not stuck_ids:
+        return 0
     decided = 0
-    for pass_ in (pending | running).select_related("liquid", "frame"):
+    for pass_ in Pass.objects.filter(pk__in=stuck_ids).select_related("liquid", "frame"):
         # Claim it: from pending by a move, from a dead worker's run by its old heartbeat.
         claimed = (
             Pass.move(pass_.pk, PassStatus.RUNNING, only_from=(PassStatus.PENDING,))

@@ -252,7 +252,9 @@ def passes_sweep(
     lapsed = Pass.objects.filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING).filter(
         Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True, updated_at__lt=before)
     )
-    for pass_ in lapsed.defer("messages"):
+    # Ids first, as in `soft_passes_sweep`: whole rows only for the rare pass found.
+    lapsed_ids = list(lapsed.values_list("pk", flat=True))
+    for pass_ in Pass.objects.filter(pk__in=lapsed_ids).defer("messages") if lapsed_ids else []:
         result = pass_lease_lapsed(pass_=pass_)
         if result:
             counts[result] += 1
