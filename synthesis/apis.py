@@ -147,9 +147,8 @@ class FrameInviteApi(APIView):
 def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
     """Liquid in a frame the caller may see, and that access; or 404 (writing rights are
     the service's)."""
-    liquid = one_or_none(
-        Liquid.objects.filter(pk=liquid_id).select_related("frame__production", "seat")
-    )
+    # Only what the access check reads: the service reads the liquid again, locked.
+    liquid = one_or_none(Liquid.objects.filter(pk=liquid_id).select_related("frame"))
     access = frame_access_to(user=request.user, frame=liquid.frame) if liquid else None
     if liquid is None or access is None:
         raise ApplicationError("No such intention.", status_code=404)
