@@ -20,6 +20,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
+from lmix.queries import rows_found
 from lmix.realtime.leases import lease_held, on_heartbeat
 from lmix.realtime.stream import TextStream
 
@@ -258,9 +259,7 @@ def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
         | Q(heartbeat_at__isnull=True, updated_at__lt=lapsed_before)
     )
     counts = {"requeued": len(lost), "restarted": 0, "failed": 0}
-    # Ids first, whole rows only for the rare turn found: every process sweeps every 2 s.
-    lapsed_ids = list(lapsed.values_list("pk", flat=True))
-    for turn in Turn.objects.filter(pk__in=lapsed_ids).defer("directive") if lapsed_ids else []:
+    for turn in rows_found(lapsed.defer("directive")):
         outcome = turn_lease_lapsed(turn=turn)
         if outcome:
             counts[outcome] += 1

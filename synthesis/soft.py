@@ -19,6 +19,7 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
+from lmix.queries import rows_found
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
 from productions.knowledge import compile_knowledge, name_for
@@ -254,13 +255,8 @@ def soft_passes_sweep() -> int:
         | Q(status=PassStatus.RUNNING, heartbeat_at__lt=lapsed),
         kind=PassKind.SOFT,
     )
-    # Ids first, whole rows only for what was found: every process runs this every second
-    # and it almost always finds nothing, and building the wide read costs more than that.
-    stuck_ids = list(stuck.values_list("pk", flat=True))
-    if not stuck_ids:
-        return 0
     decided = 0
-    for pass_ in Pass.objects.filter(pk__in=stuck_ids).select_related("liquid", "frame"):
+    for pass_ in rows_found(stuck.select_related("liquid", "frame")):
         # Claim it: from pending by a move, from a dead worker's run by its old heartbeat.
         claimed = (
             Pass.move(pass_.pk, PassStatus.RUNNING, only_from=(PassStatus.PENDING,))

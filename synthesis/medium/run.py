@@ -14,7 +14,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError
 from lmix.models import LLMModel
-from lmix.queries import one_or_none
+from lmix.queries import one_or_none, rows_found
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, Seat
@@ -252,9 +252,7 @@ def passes_sweep(
     lapsed = Pass.objects.filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING).filter(
         Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True, updated_at__lt=before)
     )
-    # Ids first, as in `soft_passes_sweep`: whole rows only for the rare pass found.
-    lapsed_ids = list(lapsed.values_list("pk", flat=True))
-    for pass_ in Pass.objects.filter(pk__in=lapsed_ids).defer("messages") if lapsed_ids else []:
+    for pass_ in rows_found(lapsed.defer("messages")):
         result = pass_lease_lapsed(pass_=pass_)
         if result:
             counts[result] += 1
