@@ -66,22 +66,22 @@ class Bones(BaseModel):
     @classmethod
     def offline_answer(cls, messages: list[Message], variant: int = 0) -> Self:
         """The offline narrator's answer, read from the compiled prompt: every listed action
-        succeeds as written, with one fact each, and an interruptive action interrupts the
-        characters it acts on."""
+        succeeds as written, and an interruptive action interrupts the characters it acts
+        on. It states no world facts: it knows none beyond the actions, and a fact that
+        restates one showed every action twice on the outcome's card."""
         text = next((m.content for m in reversed(messages) if m.role == "user"), "")
         lines = text.split(_ACTIONS_HEADER, 1)[-1].splitlines() if _ACTIONS_HEADER in text else []
-        actions, facts, interrupts = [], [], []
+        actions, interrupts = [], []
         for line in lines:
             match = _ACTION_LINE.match(line.strip())
             if match is None:
                 continue
             who, said = match["who"], match["text"]
             actions.append(ResolvedAction(seat=who, action=said, result="success"))
-            facts.append(f"{who}: {said}")
             for target in filter(None, (t.strip() for t in (match["targets"] or "").split(","))):
                 if target != who:
                     interrupts.append(InterruptTarget(seat=target, reason=f"{who}: {said}"))
-        return cls(actions_resolved=actions, world_facts=facts, interrupts=interrupts)
+        return cls(actions_resolved=actions, interrupts=interrupts)
 
 
 @dataclass(frozen=True)

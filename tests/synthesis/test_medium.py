@@ -325,6 +325,8 @@ def test_replaying_the_same_inputs_on_the_offline_narrator_gives_the_same_outcom
     # Bob's pass resolved all three together, in commit order; the others' resolved nothing.
     assert [name for name, *_ in first[0][1]] == ["Bob Wilson", "Alice Thompson", "Tony Rosetti"]
     assert first[1][1] is None and first[2][1] is None
+    # It states no facts: one restating each action showed it twice on the outcome's card.
+    assert first[0][2] == []
     assert '"Who is there?"' in first[1][3]  # Alice's narrative tells her own action
 
 
