@@ -7,19 +7,6 @@ from django.db.models import Model, QuerySet
 M = TypeVar("M", bound=Model)
 
 
-def one_or_none(queryset: QuerySet[M]) -> M | None:
-    """The one row of a query by primary key or another unique key, or None.
-
-    Unlike `first()` it adds no ORDER BY. Compiling an ordered query hashes every selected
-    column (Django 5.2): on a wide `select_related` read, such as the pass a commit wakes,
-    that is a third of the time spent building the query.
-    """
-    try:
-        return queryset.get()
-    except queryset.model.DoesNotExist:
-        return None
-
-
 def rows_found(queryset: QuerySet[M]) -> list[M]:
     """The rows of a query that almost always finds none, such as a sweep's: their ids
     first, then, only if there are any, the rows themselves (with the queryset's

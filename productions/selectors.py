@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404
 
 from lmix.errors import ApplicationError
 from lmix.models import Assistant
-from lmix.queries import one_or_none
+from lmix.prepared import Param, Prepared
 
 from .knowledge import memberships_prefetch, public_name
 from .models import CastMember, Frame, Production, Seat, Turn
@@ -79,11 +79,22 @@ def frame_list(*, user: AbstractBaseUser) -> QuerySet[Frame]:
     )
 
 
+# Every request and socket of a frame asks these first.
+FRAME_WITH_PRODUCTION = Prepared(
+    lambda: Frame.objects.filter(pk=Param(Frame, "pk")).select_related("production")
+)
+SEATS_OF_USER = Prepared(
+    lambda: Seat.objects.filter(frame=Param(Seat, "frame"), user=Param(Seat, "user")).values_list(
+        "pk", flat=True
+    )
+)
+
+
 def frame_access(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess | None:
     """The user's access to the frame, or None when they are neither its GM nor seated."""
     if not user.is_authenticated or not is_uuid(frame_id):
         return None
-    frame = one_or_none(Frame.objects.filter(pk=frame_id).select_related("production"))
+    frame = FRAME_WITH_PRODUCTION.one(pk=frame_id)
     return frame_access_to(user=user, frame=frame) if frame is not None else None
 
 
@@ -91,7 +102,7 @@ def frame_access_to(*, user: AbstractBaseUser, frame: Frame) -> FrameAccess | No
     """`frame_access` for a frame the caller already read (with its production)."""
     if not user.is_authenticated:
         return None
-    seat_ids = frozenset(Seat.objects.filter(frame=frame, user=user).values_list("pk", flat=True))
+    seat_ids = frozenset(SEATS_OF_USER.rows(frame=frame.pk, user=user.pk))
     is_gm = frame.owner_id == user.pk
     if not is_gm and not seat_ids:
         return None
@@ -106,15 +117,20 @@ def frame_access_or_404(*, user: AbstractBaseUser, frame_id: object) -> FrameAcc
     return access
 
 
+SEATS_FOR_PROMPTS = Prepared(
+    lambda: (
+        Seat.objects.filter(frame=Param(Seat, "frame"))
+        .select_related("persona")
+        .prefetch_related(memberships_prefetch("persona__"))
+    )
+)
+
+
 def seats_for_prompts(*, frame: Frame) -> list[Seat]:
     """The frame's seats in order with what prompts read of them: their personas and
     memberships (two queries). Lighter than `seats_load` (no players or assistants), for
     the passes that run on every submit and commit."""
-    return list(
-        Seat.objects.filter(frame=frame)
-        .select_related("persona")
-        .prefetch_related(memberships_prefetch("persona__"))
-    )
+    return SEATS_FOR_PROMPTS.rows(frame=frame.pk)
 
 
 def seats_load(*, frame: Frame) -> list[Seat]:

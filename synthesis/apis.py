@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lmix.errors import ApplicationError
-from lmix.queries import one_or_none
+from lmix.prepared import Param, Prepared
 from productions import frame_services
 from productions.frame_events import seat_body
 from productions.models import Frame, Seat
@@ -144,11 +144,16 @@ class FrameInviteApi(APIView):
         return Response({"invite_code": frame.invite_code})
 
 
+LIQUID_WITH_FRAME = Prepared(
+    lambda: Liquid.objects.filter(pk=Param(Liquid, "pk")).select_related("frame")
+)
+
+
 def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
     """Liquid in a frame the caller may see, and that access; or 404 (writing rights are
     the service's)."""
     # Only what the access check reads: the service reads the liquid again, locked.
-    liquid = one_or_none(Liquid.objects.filter(pk=liquid_id).select_related("frame"))
+    liquid = LIQUID_WITH_FRAME.one(pk=liquid_id)
     access = frame_access_to(user=request.user, frame=liquid.frame) if liquid else None
     if liquid is None or access is None:
         raise ApplicationError("No such intention.", status_code=404)

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
-from lmix.queries import one_or_none
+from lmix.prepared import Param, Prepared
 from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, FrameStatus
 
@@ -40,6 +40,14 @@ def window_seconds(liquid: Liquid) -> float:
     return WINDOW_SECONDS.get(liquid.pscale if liquid.pscale is not None else DEFAULT_PSCALE, 22.5)
 
 
+# A seat has one open window at most (a constraint).
+OPEN_WINDOW = Prepared(
+    lambda: Window.objects.select_for_update().filter(
+        seat=Param(Window, "seat"), status=WindowStatus.OPEN
+    )
+)
+
+
 def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
     """The live window of the seat of liquid being committed (the caller stores the liquid
     in it), opening one if there is none.
@@ -49,9 +57,7 @@ def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
     pass enqueued with the commit: no timer and no second transaction before the outcome.
     Call inside the committing transaction, the frame locked.
     """
-    window = one_or_none(  # a seat has one open window at most (a constraint)
-        Window.objects.select_for_update().filter(seat_id=liquid.seat_id, status=WindowStatus.OPEN)
-    )
+    window = OPEN_WINDOW.one(seat=liquid.seat_id)
     immediate = frame.mode == FrameMode.SHARED or frame.tempo == 0
     paused = frame.status == FrameStatus.PAUSED
     if window is None and immediate and not paused:

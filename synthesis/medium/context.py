@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import QuerySet
 
+from lmix.prepared import Param, Prepared
 from productions.knowledge import compile_knowledge, public_name
 from productions.models import Frame, FrameMode, LiquidVisibility, Seat
 from productions.selectors import seats_for_prompts
@@ -57,8 +58,23 @@ class PassLease:
     def where(self) -> dict[str, object]:
         return {"lease_owner": self.owner, "attempts": self.attempts}
 
-    def q(self) -> Q:
-        return Q(pk=self.pass_id, status=PassStatus.RUNNING, **self.where)
+    @property
+    def held(self) -> dict[str, object]:
+        """The values of `held_pass()`'s `Param`s."""
+        return {"pk": self.pass_id, **self.where}
+
+
+def held_pass() -> QuerySet[Pass]:
+    """The pass, if a run still holds it under the lease its `Param`s give (`PassLease.held`)."""
+    return Pass.objects.filter(
+        pk=Param(Pass, "pk"),
+        status=PassStatus.RUNNING,
+        lease_owner=Param(Pass, "lease_owner"),
+        attempts=Param(Pass, "attempts"),
+    )
+
+
+HELD_PASS = Prepared(held_pass)
 
 
 @dataclass(frozen=True)
@@ -122,6 +138,40 @@ def effective_pscale(liquid: Liquid) -> int:
 FRAME_RELATED = ("production__world", "production__scenario", "medium_model")
 
 
+# Gather's reads, built once (lmix/prepared.py); the settings are read when they are built.
+LIVE_LIQUID = Prepared(
+    lambda: Liquid.objects.filter(
+        frame=Param(Liquid, "frame"), status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
+    ).order_by("submitted_at", "id")
+)
+
+
+def _newest_narratives(**where: object) -> Prepared[Narrative]:
+    return Prepared(
+        lambda: Narrative.objects.filter(status=NarrativeStatus.DONE, **where).order_by(
+            "-created_at", "-id"
+        )[: max(settings.LMIX_MEDIUM_NARRATIVES_CONTEXT, 1)]
+    )
+
+
+SHARED_NARRATIVES = _newest_narratives(frame=Param(Narrative, "frame"), shared=True)
+OWN_NARRATIVES = _newest_narratives(seat=Param(Narrative, "seat"), shared=False)
+OUTCOMES_SINCE = Prepared(
+    lambda: (
+        Outcome.objects.filter(
+            frame=Param(Outcome, "frame"), created_at__gte=Param(Outcome, "created_at")
+        )
+        .order_by("seq")
+        .values_list("seq", "liquid_ids")
+    )
+)
+NEWEST_OUTCOMES = Prepared(
+    lambda: Outcome.objects.filter(frame=Param(Outcome, "frame")).order_by("-seq")[
+        : settings.LMIX_MEDIUM_OUTCOMES_CONTEXT
+    ]
+)
+
+
 def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
     """Read everything the pass's character may use, now. `frame` is the pass's frame as
     this run just read it with the pass (`FRAME_RELATED` too); without it, it is read here,
@@ -144,11 +194,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
     horizon = frame.seq
     window = pass_.window
     shared = frame.mode == FrameMode.SHARED
-    live = list(
-        Liquid.objects.filter(
-            frame=frame, status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
-        ).order_by("submitted_at", "id")
-    )
+    live = LIVE_LIQUID.rows(frame=frame.pk)
     if shared:  # everything committed and not yet narrated, whoever wrote it
         own = sorted(
             (x for x in live if x.status == LiquidStatus.COMMITTED),
@@ -202,13 +248,10 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
             frame=frame, pk=_uuid(pass_.interrupt["outcome"])
         ).first()
     resolved_before = {x.pk: resolved[x.pk] for x in own if x.pk in resolved}
-    narratives = (
-        Narrative.objects.filter(frame=frame, shared=True)
-        if shared
-        else Narrative.objects.filter(seat=seat, shared=False)
-    ).filter(status=NarrativeStatus.DONE)
     keep = settings.LMIX_MEDIUM_NARRATIVES_CONTEXT
-    newest_first = list(narratives.order_by("-created_at", "-id")[: max(keep, 1)])
+    newest_first = (
+        SHARED_NARRATIVES.rows(frame=frame.pk) if shared else OWN_NARRATIVES.rows(seat=seat.pk)
+    )
     outcomes = _outcomes(
         frame,
         seat,
@@ -266,8 +309,7 @@ def _resolved_seqs(frame: Frame, liquids: list[Liquid]) -> dict[uuid.UUID, int]:
     since: datetime = min(x.committed_at or x.submitted_at for x in liquids) - CLOCK_SLACK
     wanted = {str(x.pk): x.pk for x in liquids}
     found: dict[uuid.UUID, int] = {}
-    rows = Outcome.objects.filter(frame=frame, created_at__gte=since).order_by("seq")
-    for seq, liquid_ids in rows.values_list("seq", "liquid_ids"):
+    for seq, liquid_ids in OUTCOMES_SINCE.rows(frame=frame.pk, created_at=since):
         for liquid_id in liquid_ids or []:
             if liquid_id in wanted:
                 found.setdefault(wanted[liquid_id], seq)
@@ -278,11 +320,7 @@ def _outcomes(frame: Frame, seat: Seat, *, narrated: list, must: set[int]) -> li
     """The outcomes after those the pass's last narrative told (`narrated`, its outcome
     ids) that the seat witnessed, the newest LMIX_MEDIUM_OUTCOMES_CONTEXT of them, plus
     those it must know (its own action's, the interrupt's), oldest first."""
-    newest = list(
-        Outcome.objects.filter(frame=frame).order_by("-seq")[
-            : settings.LMIX_MEDIUM_OUTCOMES_CONTEXT
-        ]
-    )
+    newest = NEWEST_OUTCOMES.rows(frame=frame.pk)
     # Narrated outcomes older than all of these leave every one of them untold.
     told = {str(pk) for pk in narrated}
     after = max((o.seq for o in newest if str(o.pk) in told), default=0)

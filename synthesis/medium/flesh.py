@@ -11,6 +11,7 @@ from lmix.llm.base import LLMError, Message, Usage
 from lmix.llm.client import llm_stream
 from lmix.llm.tokens import count_tokens
 from lmix.models import LLMModel
+from lmix.prepared import Param, Prepared
 from lmix.realtime.stream import TextStream
 from productions.frame_events import lock_frame
 
@@ -30,6 +31,17 @@ from .bones import record_messages
 from .context import LeaseLost, MediumContext, PassLease
 from .prompts import compile_flesh, reply_cap, resolving_outcomes
 
+# The narrative while the run that streams it still holds its pass.
+STREAMING_NARRATIVE = Prepared(
+    lambda: Narrative.objects.filter(
+        pk=Param(Narrative, "pk"),
+        status=NarrativeStatus.STREAMING,
+        source_pass__status=PassStatus.RUNNING,
+        source_pass__lease_owner=Param(Pass, "lease_owner"),
+        source_pass__attempts=Param(Pass, "attempts"),
+    )
+)
+
 
 class NarrativeWriter(TextStream):
     """The text of one flesh run: publishes its deltas to the narrative's readers, stores
@@ -39,13 +51,7 @@ class NarrativeWriter(TextStream):
         super().__init__()
         self.narrative = narrative
         self.tokens = 0
-        self.ours = Narrative.objects.filter(
-            pk=narrative.pk,
-            status=NarrativeStatus.STREAMING,
-            source_pass__status=PassStatus.RUNNING,
-            source_pass__lease_owner=lease.owner,
-            source_pass__attempts=lease.attempts,
-        )
+        self.ours = {"pk": narrative.pk, **lease.where}
 
     def add(self, delta: str) -> bool:
         self.tokens += count_tokens(delta)
@@ -55,7 +61,11 @@ class NarrativeWriter(TextStream):
         notify_narrative_token(self.narrative, index=index, delta=delta)
 
     def store(self, text: str, index: int) -> bool:
-        return bool(self.ours.update(text=text, token_count=index))
+        return bool(
+            STREAMING_NARRATIVE.update(
+                ("text", "token_count"), **self.ours, text=text, token_count=index
+            )
+        )
 
 
 def flesh_step(

@@ -14,7 +14,8 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError
 from lmix.models import LLMModel
-from lmix.queries import one_or_none, rows_found
+from lmix.prepared import Param, Prepared
+from lmix.queries import rows_found
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, Seat
@@ -38,6 +39,14 @@ logger = logging.getLogger(__name__)
 UNEXPECTED = "Something went wrong in this character's synthesis. Retry it."
 
 
+# The pass a commit wakes, with all its run reads of its frame: nine tables, built once.
+PENDING_PASS = Prepared(
+    lambda: Pass.objects.select_related(
+        "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
+    ).filter(pk=Param(Pass, "pk"), kind=PassKind.MEDIUM, status=PassStatus.PENDING)
+)
+
+
 def medium_pass_run(*, pass_id: object) -> None:
     """Run a pending medium pass to its outcome and its character's narrative.
 
@@ -48,11 +57,7 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        pass_ = one_or_none(
-            Pass.objects.select_related(
-                "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
-            ).filter(pk=pass_id, kind=PassKind.MEDIUM, status=PassStatus.PENDING)
-        )
+        pass_ = PENDING_PASS.one(pk=pass_id)
         if pass_ is None:
             return  # running, finished or gone: a duplicate or late task
         shared = pass_.frame.mode == FrameMode.SHARED  # a frame's mode never changes

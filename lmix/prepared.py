@@ -1,0 +1,143 @@
+"""Hot queries whose SQL is built once per process, then only bound to new values.
+
+Building a query's SQL costs more Python than PostgreSQL takes to answer it: the read of the
+pass a commit wakes (nine tables) spent 1.7 of its 3.1 ms there, and building SQL was a
+quarter of the worker's time under load (docs/synthesis.md, "Benchmarks"). The ORM has no
+such cache, so this one keeps the compiler Django used for the first build and runs it
+again with the new values in the same positions. It leans on the compiler's private
+interface (`as_sql`, `execute_sql`, `select`, `klass_info`); tests/lmix/test_prepared.py
+pins what it relies on, on SQLite and on PostgreSQL.
+
+A query is written once, with a `Param` wherever a value changes from one call to the next;
+everything else in it is fixed (its shape must not depend on the values):
+
+    PASS_TO_RUN = Prepared(lambda: Pass.objects.filter(pk=Param(Pass, "pk"), status="pending"))
+    pass_ = PASS_TO_RUN.one(pk=pass_id)
+"""
+
+import copy
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from django.db import connections, transaction
+from django.db.models import Expression, Field, Model, QuerySet, prefetch_related_objects
+from django.db.models.sql import UpdateQuery
+from django.db.models.sql.compiler import SQLCompiler
+from django.db.models.sql.constants import ROW_COUNT
+
+M = TypeVar("M", bound=Model)
+
+
+class Param(Expression):
+    """A value given at each call, by name (the field's name unless `name` is given),
+    converted for the database as `model`'s field `field` converts it."""
+
+    for_save = False  # a value an UPDATE sets (Django says so when it resolves it)
+
+    def __init__(self, model: type[Model], field: str, *, name: str = "") -> None:
+        target: Field = model._meta.pk if field == "pk" else model._meta.get_field(field)
+        super().__init__(output_field=target)
+        self.name = name or field
+
+    def resolve_expression(self, *args: Any, for_save: bool = False, **kwargs: Any) -> "Param":
+        resolved = super().resolve_expression(*args, **kwargs)
+        resolved.for_save = for_save
+        return resolved
+
+    def as_sql(self, compiler: SQLCompiler, connection: Any) -> tuple[str, list]:
+        return "%s", [self]  # the placeholder stays in the params until a call binds it
+
+    def bind(self, values: dict[str, Any], connection: Any) -> Any:
+        try:
+            value = values[self.name]
+        except KeyError:
+            raise TypeError(f"This query needs a value for {self.name!r}.") from None
+        if self.for_save:
+            if hasattr(value, "prepare_database_save"):  # a model instance: its key
+                value = value.prepare_database_save(self.output_field)
+            return self.output_field.get_db_prep_save(value, connection)
+        return self.output_field.get_db_prep_value(value, connection, prepared=False)
+
+
+class _Compiled:
+    """One query's SQL for one database, and the compiler that built it: its columns and
+    how they map onto models (what turning rows into objects reads)."""
+
+    def __init__(self, compiler: SQLCompiler) -> None:
+        self.compiler = compiler
+        self.alias = compiler.using
+        self.sql, params = compiler.as_sql()
+        self.params = tuple(params)
+
+    def bound(self, values: dict[str, Any]) -> SQLCompiler:
+        """A copy of the compiler on this thread's connection that sends the SQL with
+        `values` in place of its `Param`s, without building it again."""
+        connection = connections[self.alias]
+        params = [p.bind(values, connection) if isinstance(p, Param) else p for p in self.params]
+        compiler = copy.copy(self.compiler)
+        compiler.connection = connection
+        sql = self.sql
+        compiler.as_sql = lambda *args, **kwargs: (sql, params)  # type: ignore[method-assign]
+        return compiler
+
+
+class _Built:
+    """What the row iterables ask of a query: its compiler, here already built."""
+
+    def __init__(self, compiler: SQLCompiler) -> None:
+        self.compiler = compiler
+
+    def get_compiler(self, using: str | None = None, **kwargs: Any) -> SQLCompiler:
+        return self.compiler
+
+
+class Prepared(Generic[M]):
+    """A read (`rows`, `one`) or an update (`update`) whose SQL `build` returns, with its
+    `Param`s: built on first use in each process, then only bound. One database (LMiX has
+    one). Thread-safe: two threads that build it at once build the same thing."""
+
+    def __init__(self, build: Callable[[], QuerySet[M]]) -> None:
+        self._build = build
+        self._read: tuple[QuerySet[M], _Compiled] | None = None
+        self._updates: dict[tuple[str, ...], _Compiled] = {}
+
+    def rows(self, **values: Any) -> list[M]:
+        """The query's rows (objects, or tuples for `values_list`), prefetches done."""
+        if self._read is None:
+            prototype = self._build()
+            self._read = (prototype, _Compiled(prototype.query.get_compiler(prototype.db)))
+        prototype, compiled = self._read
+        queryset = QuerySet(model=prototype.model, query=_Built(compiled.bound(values)))
+        queryset._db = compiled.alias
+        queryset._iterable_class = prototype._iterable_class
+        queryset._fields = prototype._fields
+        rows = list(queryset._iterable_class(queryset))
+        if prototype._prefetch_related_lookups:
+            prefetch_related_objects(rows, *prototype._prefetch_related_lookups)
+        return rows
+
+    def one(self, **values: Any) -> M | None:
+        """The one row of a read by a unique key, or None."""
+        rows = self.rows(**values)
+        if len(rows) > 1:
+            raise ValueError(f"{len(rows)} rows where at most one was expected.")
+        return rows[0] if rows else None
+
+    def get(self, **values: Any) -> M:
+        """The one row of a read by a unique key; raises the model's DoesNotExist without."""
+        row = self.one(**values)
+        if row is None:
+            raise self._read[0].model.DoesNotExist(f"No {self._read[0].model.__name__} found.")
+        return row
+
+    def update(self, fields: tuple[str, ...], **values: Any) -> int:
+        """UPDATE the query's rows, setting each of `fields` to the value of that name (a
+        `Param` each: one build for each tuple of fields). Returns how many rows matched."""
+        compiled = self._updates.get(fields)
+        if compiled is None:
+            queryset = self._build()
+            query = queryset.query.chain(UpdateQuery)
+            query.add_update_values({f: Param(queryset.model, f) for f in fields})
+            compiled = self._updates[fields] = _Compiled(query.get_compiler(queryset.db))
+        with transaction.mark_for_rollback_on_error(using=compiled.alias):
+            return compiled.bound(values).execute_sql(ROW_COUNT)
