@@ -97,7 +97,7 @@ class SignupApi(AttemptThrottledMixin, APIView):
             email=data.validated_data.get("email", ""),
             password=data.validated_data["password"],
         )
-        login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request._request, user, backend="lmix.authentication.UserBackend")
         return Response(UserSerializer(user).data, status=status.HTTP_201_CREATED)
 
 

@@ -138,6 +138,8 @@ MEDIA_URL = "/media/"
 MEDIA_ROOT = DATA_DIR / "media"
 
 SESSION_ENGINE = "lmix.sessions"
+# Django's model backend, reading the signed-in user with a query built once.
+AUTHENTICATION_BACKENDS = ["lmix.authentication.UserBackend"]
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"

@@ -14,7 +14,7 @@ from lmix.errors import ApplicationError
 from lmix.models import Assistant
 from lmix.prepared import Param, Prepared
 
-from .knowledge import memberships_prefetch, public_name
+from .knowledge import memberships_attach, memberships_prefetch, public_name
 from .models import CastMember, Frame, Production, Seat, Turn
 
 
@@ -118,10 +118,11 @@ def frame_access_or_404(*, user: AbstractBaseUser, frame_id: object) -> FrameAcc
 
 
 SEATS_FOR_PROMPTS = Prepared(
-    lambda: (
-        Seat.objects.filter(frame=Param(Seat, "frame"))
-        .select_related("persona")
-        .prefetch_related(memberships_prefetch("persona__"))
+    lambda: Seat.objects.filter(frame=Param(Seat, "frame")).select_related("persona")
+)
+SEATED_MEMBERSHIPS = Prepared(
+    lambda: memberships_prefetch().queryset.filter(
+        persona__in=Seat.objects.filter(frame=Param(Seat, "frame")).values("persona")
     )
 )
 
@@ -130,7 +131,9 @@ def seats_for_prompts(*, frame: Frame) -> list[Seat]:
     """The frame's seats in order with what prompts read of them: their personas and
     memberships (two queries). Lighter than `seats_load` (no players or assistants), for
     the passes that run on every submit and commit."""
-    return SEATS_FOR_PROMPTS.rows(frame=frame.pk)
+    seats = SEATS_FOR_PROMPTS.rows(frame=frame.pk)
+    memberships_attach([seat.persona for seat in seats], SEATED_MEMBERSHIPS.rows(frame=frame.pk))
+    return seats
 
 
 def seats_load(*, frame: Frame) -> list[Seat]:

@@ -19,6 +19,7 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
+from lmix.prepared import Param, Prepared
 from lmix.queries import rows_found
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
@@ -151,6 +152,23 @@ def soft_messages(*, frame: Frame, liquid: Liquid, seats: list[Seat]) -> list[Me
     return [Message("system", system), Message("user", f"{ACTION_PREFIX}{liquid.content}")]
 
 
+SOFT_PASS = Prepared(
+    lambda: Pass.objects.select_related(
+        "liquid", "frame__production__world", "frame__production__scenario"
+    ).filter(pk=Param(Pass, "pk"))
+)
+PASS_BY_KEY = Prepared(lambda: Pass.objects.filter(pk=Param(Pass, "pk")))
+LIQUID_BY_KEY = Prepared(lambda: Liquid.objects.filter(pk=Param(Liquid, "pk")))
+# The liquid as the analysis read it: not edited, withdrawn or consumed since.
+LIQUID_REVISION = Prepared(
+    lambda: Liquid.objects.filter(
+        pk=Param(Liquid, "pk"),
+        revision=Param(Liquid, "revision"),
+        status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
+    )
+)
+
+
 def soft_pass_run(*, pass_id: object) -> None:
     """Analyse the liquid of a pending soft pass and store the result on it (unless the
     liquid was edited or withdrawn meanwhile). Safe to run twice: only one run claims it."""
@@ -163,13 +181,13 @@ def soft_pass_run(*, pass_id: object) -> None:
             heartbeat_at=timezone.now(),
         ):
             return
-        pass_ = Pass.objects.select_related(
-            "liquid", "frame__production__world", "frame__production__scenario"
-        ).get(pk=pass_id)
+        pass_ = SOFT_PASS.get(pk=pass_id)
         seats = seats_for_prompts(frame=pass_.frame)
         messages = soft_messages(frame=pass_.frame, liquid=pass_.liquid, seats=seats)
-        Pass.objects.filter(pk=pass_.pk).update(
-            messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}]
+        PASS_BY_KEY.update(
+            ("messages",),
+            pk=pass_.pk,
+            messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}],
         )
         others = names_known_to(pass_.liquid.seat_id, seats)
         note = ""
@@ -212,27 +230,26 @@ def soft_result_store(
     # The frame first, then its liquid: the order outcomes take them in (a liquid row
     # locked before the frame's would deadlock with a pass consuming or interrupting it).
     lock_frame(pass_.frame_id)
+    analysed = {
+        "pscale": analysis.pscale,
+        "window_seconds": analysis.window_seconds,
+        "interruptive": analysis.interruptive,
+        "targets": analysis.targets,
+        "capable": analysis.capable,
+        "capable_reason": analysis.capable_reason,
+        "refined": analysis.refined,
+        "analysis_source": source,
+        "analysis_note": note,
+        "updated_at": timezone.now(),
+    }
     stored = bool(
-        Liquid.objects.filter(
-            pk=pass_.liquid_id,
-            revision=pass_.liquid_revision,
-            status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
-        ).update(
-            pscale=analysis.pscale,
-            window_seconds=analysis.window_seconds,
-            interruptive=analysis.interruptive,
-            targets=analysis.targets,
-            capable=analysis.capable,
-            capable_reason=analysis.capable_reason,
-            refined=analysis.refined,
-            analysis_source=source,
-            analysis_note=note,
-            updated_at=timezone.now(),
+        LIQUID_REVISION.update(
+            tuple(analysed), pk=pass_.liquid_id, revision=pass_.liquid_revision, **analysed
         )
     )
     Pass.move(pass_.pk, PassStatus.DONE, only_from=(PassStatus.RUNNING,), lease_owner="")
     if stored:
-        liquid = Liquid.objects.get(pk=pass_.liquid_id)
+        liquid = LIQUID_BY_KEY.get(pk=pass_.liquid_id)
         notify_liquid("liquid.analyzed", liquid, frame=pass_.frame, seats=seats)
     return stored
 

@@ -179,3 +179,19 @@ def test_signup_is_throttled_per_address(anon_client, user, settings):
         "/api/auth/signup", {"username": "bob", "password": RIGHT}, format="json"
     )
     assert elsewhere.status_code == 201
+
+
+def test_a_deactivated_or_deleted_user_is_signed_out_of_every_request(anon_client):
+    anon_client.post(
+        "/api/auth/signup", {"username": "eve", "password": "correct-horse-9"}, format="json"
+    )
+    assert anon_client.get("/api/auth/me").status_code == 200
+    eve = get_user_model().objects.get(username="eve")
+    eve.is_active = False
+    eve.save()
+    assert anon_client.get("/api/auth/me").status_code == 401
+    eve.is_active = True
+    eve.save()
+    assert anon_client.get("/api/auth/me").json()["username"] == "eve"
+    eve.delete()
+    assert anon_client.get("/api/auth/me").status_code == 401

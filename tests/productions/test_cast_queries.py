@@ -3,8 +3,9 @@
 import pytest
 
 from lmix.models import Persona
+from productions.frame_services import frame_create
 from productions.knowledge import compile_knowledge
-from productions.selectors import cast_load
+from productions.selectors import cast_load, seats_for_prompts
 from productions.services import production_create
 from tests.factories import (
     AffiliationFactory,
@@ -63,3 +64,31 @@ def test_personas_loaded_without_memberships_cost_one_query_once(size, django_as
             compile_knowledge(
                 speaker=speaker, cast=personas, world=production.world, scenario=production.scenario
             )
+
+
+@pytest.mark.django_db
+def test_a_frames_seats_for_prompts_compile_alike_with_no_query_more(django_assert_num_queries):
+    production = make_cast(6)
+    frame = frame_create(production=production, name="Scene")
+    with django_assert_num_queries(2):
+        seats = seats_for_prompts(frame=frame)
+        personas = [seat.persona for seat in seats]
+        prompts = [
+            compile_knowledge(
+                speaker=speaker, cast=personas, world=production.world, scenario=production.scenario
+            )
+            for speaker in personas
+        ]
+    # The same prompts as from personas whose memberships Django prefetched.
+    prefetched = cast_load(production=production)
+    by_pk = {member.persona.pk: member.persona for member in prefetched}
+    assert prompts == [
+        compile_knowledge(
+            speaker=by_pk[persona.pk],
+            cast=[by_pk[p.pk] for p in personas],
+            world=production.world,
+            scenario=production.scenario,
+        )
+        for persona in personas
+    ]
+    assert any("(covert: only fellow members know you belong)" in p for p in prompts)
