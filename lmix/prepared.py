@@ -13,6 +13,9 @@ everything else in it is fixed (its shape must not depend on the values):
 
     PASS_TO_RUN = Prepared(lambda: Pass.objects.filter(pk=Param(Pass, "pk"), status="pending"))
     pass_ = PASS_TO_RUN.one(pk=pass_id)
+
+What Django checks while building (`select_for_update` outside a transaction, say) it checks
+on the first call only; settings a query reads are read then too.
 """
 
 import copy
@@ -26,6 +29,7 @@ from django.db.models.sql.compiler import SQLCompiler
 from django.db.models.sql.constants import ROW_COUNT
 
 M = TypeVar("M", bound=Model)
+N = TypeVar("N", bound=Model)
 
 
 class Param(Expression):
@@ -129,6 +133,14 @@ class Prepared(Generic[M]):
         if row is None:
             raise self._read[0].model.DoesNotExist(f"No {self._read[0].model.__name__} found.")
         return row
+
+    def rows_in(self, queryset: QuerySet[N], **values: Any) -> list[N]:
+        """The rows of `queryset` whose keys this read (of keys: `values_list("pk",
+        flat=True)`) finds, read only if it finds any. For the sweeps, which every process
+        runs every second or two and which almost always find nothing: a wide select costs
+        more to build than finding nothing."""
+        keys = self.rows(**values)
+        return list(queryset.filter(pk__in=keys)) if keys else []
 
     def update(self, fields: tuple[str, ...], **values: Any) -> int:
         """UPDATE the query's rows, setting each of `fields` to the value of that name (a

@@ -20,7 +20,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
-from lmix.queries import rows_found
+from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
 from lmix.realtime.stream import TextStream
 
@@ -234,6 +234,25 @@ def turns_lease_renew(owner: str, now) -> int:
     )
 
 
+# Turns pending since before `before` (their task lost); streaming ones whose lease has
+# not been renewed since `before` (their worker died).
+LOST_TURNS = Prepared(
+    lambda: Turn.objects.filter(
+        status=TurnStatus.PENDING, updated_at__lt=Param(Turn, "updated_at", name="before")
+    ).values_list("pk", flat=True)
+)
+LAPSED_TURNS = Prepared(
+    lambda: (
+        Turn.objects.filter(status=TurnStatus.STREAMING)
+        .filter(
+            Q(heartbeat_at__lt=Param(Turn, "heartbeat_at", name="before"))
+            | Q(heartbeat_at__isnull=True, updated_at__lt=Param(Turn, "updated_at", name="before"))
+        )
+        .values_list("pk", flat=True)
+    )
+)
+
+
 def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
     """The backstop for lost work: re-enqueue turns whose task never started, and run again
     turns whose worker stopped renewing its lease (or fail them after too many runs).
@@ -246,20 +265,12 @@ def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
     now = timezone.now()
     if pending_after is None:
         pending_after = settings.LMIX_PENDING_REQUEUE_SECONDS
-    lost = list(
-        Turn.objects.filter(
-            status=TurnStatus.PENDING, updated_at__lt=now - timedelta(seconds=pending_after)
-        ).values_list("pk", flat=True)
-    )
+    lost = LOST_TURNS.rows(before=now - timedelta(seconds=pending_after))
     for turn_id in lost:
         turn_generate_task.delay(str(turn_id))
     lapsed_before = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
-    lapsed = Turn.objects.filter(status=TurnStatus.STREAMING).filter(
-        Q(heartbeat_at__lt=lapsed_before)
-        | Q(heartbeat_at__isnull=True, updated_at__lt=lapsed_before)
-    )
     counts = {"requeued": len(lost), "restarted": 0, "failed": 0}
-    for turn in rows_found(lapsed.defer("directive")):
+    for turn in LAPSED_TURNS.rows_in(Turn.objects.defer("directive"), before=lapsed_before):
         outcome = turn_lease_lapsed(turn=turn)
         if outcome:
             counts[outcome] += 1

@@ -20,7 +20,6 @@ from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
-from lmix.queries import rows_found
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
 from productions.knowledge import compile_knowledge, name_for
@@ -261,19 +260,26 @@ def soft_passes_renew(owner: str, now) -> int:
     ).update(heartbeat_at=now)
 
 
+# Soft passes whose task was lost (pending since before `lost`) or whose worker died
+# (silent since before `lapsed`).
+STUCK_SOFT_PASSES = Prepared(
+    lambda: Pass.objects.filter(
+        Q(status=PassStatus.PENDING, created_at__lt=Param(Pass, "created_at", name="lost"))
+        | Q(status=PassStatus.RUNNING, heartbeat_at__lt=Param(Pass, "heartbeat_at", name="lapsed")),
+        kind=PassKind.SOFT,
+    ).values_list("pk", flat=True)
+)
+
+
 def soft_passes_sweep() -> int:
     """Soft passes whose task was lost or whose worker died: heuristics decide at once
     (a soft pass is a hint, not worth a second model call). Returns how many."""
     now = timezone.now()
     lapsed = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
     lost = now - timedelta(seconds=settings.LMIX_PENDING_REQUEUE_SECONDS)
-    stuck = Pass.objects.filter(
-        Q(status=PassStatus.PENDING, created_at__lt=lost)
-        | Q(status=PassStatus.RUNNING, heartbeat_at__lt=lapsed),
-        kind=PassKind.SOFT,
-    )
     decided = 0
-    for pass_ in rows_found(stuck.select_related("liquid", "frame")):
+    passes = Pass.objects.select_related("liquid", "frame")
+    for pass_ in STUCK_SOFT_PASSES.rows_in(passes, lost=lost, lapsed=lapsed):
         # Claim it: from pending by a move, from a dead worker's run by its old heartbeat.
         claimed = (
             Pass.move(pass_.pk, PassStatus.RUNNING, only_from=(PassStatus.PENDING,))

@@ -283,10 +283,17 @@ def windows_resume(*, frame: Frame) -> list[Window]:
     return resumed
 
 
+DUE_WINDOWS = Prepared(
+    lambda: Window.objects.filter(
+        status=WindowStatus.OPEN,
+        expires_at__lte=Param(Window, "expires_at", name="now"),
+        frame__status=FrameStatus.OPEN,
+    ).values_list("pk", flat=True)
+)
+
+
 def windows_sweep() -> int:
     """The backstop: fire every open window that expired and whose task was lost (or has
     not run yet). Returns how many fired."""
-    due = Window.objects.filter(
-        status=WindowStatus.OPEN, expires_at__lte=timezone.now(), frame__status=FrameStatus.OPEN
-    ).values_list("pk", flat=True)
-    return sum(window_fire(window_id=window_id) is not None for window_id in list(due))
+    due = DUE_WINDOWS.rows(now=timezone.now())
+    return sum(window_fire(window_id=window_id) is not None for window_id in due)

@@ -15,7 +15,6 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
-from lmix.queries import rows_found
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, Seat
@@ -39,7 +38,7 @@ logger = logging.getLogger(__name__)
 UNEXPECTED = "Something went wrong in this character's synthesis. Retry it."
 
 
-# The pass a commit wakes, with all its run reads of its frame: nine tables, built once.
+# The pass a commit wakes, with what its run reads of its frame: nine tables, built once.
 PENDING_PASS = Prepared(
     lambda: Pass.objects.select_related(
         "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
@@ -225,6 +224,27 @@ def medium_passes_renew(owner: str, now) -> int:
     ).update(heartbeat_at=now)
 
 
+# Medium passes pending since before `before` (their task lost), with that time; running
+# ones whose lease has not been renewed since `before` (their worker died).
+LOST_PASSES = Prepared(
+    lambda: Pass.objects.filter(
+        kind=PassKind.MEDIUM,
+        status=PassStatus.PENDING,
+        updated_at__lt=Param(Pass, "updated_at", name="before"),
+    ).values_list("pk", "updated_at")
+)
+LAPSED_PASSES = Prepared(
+    lambda: (
+        Pass.objects.filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING)
+        .filter(
+            Q(heartbeat_at__lt=Param(Pass, "heartbeat_at", name="before"))
+            | Q(heartbeat_at__isnull=True, updated_at__lt=Param(Pass, "updated_at", name="before"))
+        )
+        .values_list("pk", flat=True)
+    )
+)
+
+
 def passes_sweep(
     *, pending_after: float | None = None, lapsed_after: float | None = None
 ) -> dict[str, int]:
@@ -241,12 +261,8 @@ def passes_sweep(
     if lapsed_after is None:
         lapsed_after = settings.LMIX_LEASE_TIMEOUT_SECONDS
     counts = {"requeued": 0, "restarted": 0, "failed": 0}
-    lost = Pass.objects.filter(
-        kind=PassKind.MEDIUM,
-        status=PassStatus.PENDING,
-        updated_at__lt=now - timedelta(seconds=pending_after),
-    ).values_list("pk", "updated_at")
-    for pass_id, updated_at in list(lost):
+    lost = LOST_PASSES.rows(before=now - timedelta(seconds=pending_after))
+    for pass_id, updated_at in lost:
         # Touched when re-enqueued: one enqueue per interval, whoever sweeps.
         if Pass.objects.filter(pk=pass_id, status=PassStatus.PENDING, updated_at=updated_at).update(
             updated_at=now
@@ -254,10 +270,7 @@ def passes_sweep(
             _enqueue(pass_id)
             counts["requeued"] += 1
     before = now - timedelta(seconds=lapsed_after)
-    lapsed = Pass.objects.filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING).filter(
-        Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True, updated_at__lt=before)
-    )
-    for pass_ in rows_found(lapsed.defer("messages")):
+    for pass_ in LAPSED_PASSES.rows_in(Pass.objects.defer("messages"), before=before):
         result = pass_lease_lapsed(pass_=pass_)
         if result:
             counts[result] += 1

@@ -146,3 +146,26 @@ def test_an_update_takes_a_model_instance_for_its_key():
     )
     call.refresh_from_db()
     assert (call.llm_model, call.owner_id) == (second.model, None)
+
+
+def by_name() -> Prepared:
+    return Prepared(
+        lambda: Assistant.objects.filter(name=Param(Assistant, "name")).values_list("pk", flat=True)
+    )
+
+
+def test_rows_in_reads_the_keys_then_the_rows_it_found():
+    wanted, _other = AssistantFactory(name="wanted"), AssistantFactory(name="other")
+    with CaptureQueriesContext(connection) as queries:
+        found = by_name().rows_in(Assistant.objects.select_related("persona"), name="wanted")
+    assert found == [wanted]
+    assert found[0].persona == wanted.persona  # loaded with the row, no query of its own
+    assert len(queries) == 2
+
+
+def test_rows_in_stops_at_the_keys_when_there_are_none():
+    AssistantFactory(name="other")
+    with CaptureQueriesContext(connection) as queries:
+        assert by_name().rows_in(Assistant.objects.select_related("persona"), name="x") == []
+    assert len(queries) == 1
+    assert "persona" not in queries[0]["sql"]
