@@ -38,6 +38,16 @@ def make_cast(size: int):
     )
 
 
+def every_prompt(production, personas: list[Persona]) -> list[str]:
+    """Each persona's prompt, the others its cast."""
+    return [
+        compile_knowledge(
+            speaker=speaker, cast=personas, world=production.world, scenario=production.scenario
+        )
+        for speaker in personas
+    ]
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("size", [2, 6])
 def test_loading_a_cast_takes_a_fixed_number_of_queries(size, django_assert_num_queries):
@@ -45,12 +55,7 @@ def test_loading_a_cast_takes_a_fixed_number_of_queries(size, django_assert_num_
     with django_assert_num_queries(2):
         cast = cast_load(production=production)
         personas = [member.persona for member in cast]
-        prompts = [
-            compile_knowledge(
-                speaker=speaker, cast=personas, world=production.world, scenario=production.scenario
-            )
-            for speaker in personas
-        ]
+        prompts = every_prompt(production, personas)
     assert any("(covert: only fellow members know you belong)" in p for p in prompts)
 
 
@@ -73,22 +78,8 @@ def test_a_frames_seats_for_prompts_compile_alike_with_no_query_more(django_asse
     with django_assert_num_queries(2):
         seats = seats_for_prompts(frame=frame)
         personas = [seat.persona for seat in seats]
-        prompts = [
-            compile_knowledge(
-                speaker=speaker, cast=personas, world=production.world, scenario=production.scenario
-            )
-            for speaker in personas
-        ]
+        prompts = every_prompt(production, personas)
     # The same prompts as from personas whose memberships Django prefetched.
-    prefetched = cast_load(production=production)
-    by_pk = {member.persona.pk: member.persona for member in prefetched}
-    assert prompts == [
-        compile_knowledge(
-            speaker=by_pk[persona.pk],
-            cast=[by_pk[p.pk] for p in personas],
-            world=production.world,
-            scenario=production.scenario,
-        )
-        for persona in personas
-    ]
+    by_pk = {member.persona.pk: member.persona for member in cast_load(production=production)}
+    assert prompts == every_prompt(production, [by_pk[persona.pk] for persona in personas])
     assert any("(covert: only fellow members know you belong)" in p for p in prompts)
