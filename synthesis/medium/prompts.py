@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lmix.llm.base import Message
 from lmix.llm.client import params_for
-from lmix.llm.tokens import context_window, count_message_tokens
+from lmix.llm.tokens import context_window, fits
 from lmix.models import LLMModel
 from productions.models import Seat
 
@@ -206,7 +206,7 @@ def _fit(
     while True:
         text = user.format(**fixed, **{k: "\n".join(v) or NONE for k, v in parts.items()})
         messages = [Message("system", system), Message("user", text)]
-        if count_message_tokens(messages) <= budget:
+        if fits(messages, budget):
             return messages
         victim = next((name for name in drop_order if parts[name]), None)
         if victim is None:

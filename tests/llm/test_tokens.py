@@ -1,6 +1,10 @@
 """Token counting and fitting a conversation into a budget."""
 
+from unittest import mock
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lmix.llm.base import Message
 from lmix.llm.tokens import (
@@ -9,6 +13,8 @@ from lmix.llm.tokens import (
     count_message_tokens,
     count_tokens,
     fit_messages,
+    fits,
+    most_tokens,
 )
 
 SYSTEM = Message("system", "YOU ARE: Mira. " + "The rules of the world are long. " * 20)
@@ -30,6 +36,23 @@ def test_count_tokens():
 def test_count_message_tokens_adds_framing_per_message():
     messages = [Message("system", "hello world"), {"role": "user", "content": "hello"}]
     assert count_message_tokens(messages) == 3 + (3 + 2) + (3 + 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=300), min_size=1, max_size=4))
+def test_bytes_bound_the_tokens_of_any_text(texts):
+    messages = [Message("user", text) for text in texts]
+    assert count_message_tokens(messages) <= most_tokens(messages)
+
+
+def test_fits_encodes_only_when_the_bytes_do_not_prove_it():
+    short = [Message("system", "héllo wörld " * 10)]  # 67 tokens, at most 146 by its bytes
+    with mock.patch("lmix.llm.tokens._encoding", side_effect=AssertionError("encoded")):
+        assert fits(short, budget=200)
+    # Over the bytes bound but within the budget: counted, and it fits; then it does not.
+    assert count_message_tokens(short) == 67
+    assert fits(short, budget=100)
+    assert not fits(short, budget=66)
 
 
 def test_everything_fits():
