@@ -49,6 +49,7 @@ def test_fits_encodes_only_when_the_bytes_do_not_prove_it():
     short = [Message("system", "héllo wörld " * 10)]  # 67 tokens, at most 146 by its bytes
     with mock.patch("lmix.llm.tokens._encoding", side_effect=AssertionError("encoded")):
         assert fits(short, budget=200)
+        assert fit_messages(short[0], history(2), budget=2_000) == ([short[0], *history(2)], 0)
     # Over the bytes bound but within the budget: counted, and it fits; then it does not.
     assert count_message_tokens(short) == 67
     assert fits(short, budget=100)
