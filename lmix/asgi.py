@@ -1,9 +1,12 @@
 """ASGI entry point: HTTP through Django, websockets through Channels (session-authenticated)."""
 
 import os
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 
 import django
-from asgiref.sync import sync_to_async
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
@@ -20,9 +23,49 @@ class OneHopASGIHandler(ASGIHandler):
     the commit POST took 31 → 25 ms p50).
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads = RequestThreads()
+
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
         self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django serves HTTP here, not {scope['type']}.")
+        async with self.threads.lend():
+            await self.handle(scope, receive, send)
+
+
+class RequestThreads:
+    """Each request's thread, kept for the next request once it is answered.
+
+    Django gives every request a new thread, and a second one to join the first when it
+    ends: two thread starts a request, each blocking the event loop that serves the
+    sockets until the new thread runs. Here a request borrows an idle thread, or starts
+    one when none is idle; its sync code still runs on that one thread, and requests in
+    flight together still run on threads of their own.
+    """
+
+    def __init__(self, keep: int = 32) -> None:
+        self.keep = keep  # idle threads kept at most; a burst beyond it starts and ends more
+        self._idle: list[ThreadPoolExecutor] = []  # touched only on the event loop
+
+    @asynccontextmanager
+    async def lend(self) -> AsyncIterator[None]:
+        executor = self._idle.pop() if self._idle else ThreadPoolExecutor(1, "lmix-request")
+        answered = False
+        try:
+            async with ThreadSensitiveContext(executor=executor):
+                yield
+            answered = True
+        finally:
+            # A cancelled request may leave its sync code running: its thread is not lent.
+            if answered and len(self._idle) < self.keep:
+                self._idle.append(executor)
+            else:
+                executor.shutdown(wait=False)
 
 
 django.setup(set_prefix=False)
