@@ -9,6 +9,8 @@ import django
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
 
+from lmix.heap import collector
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
 
 
@@ -56,11 +58,13 @@ class RequestThreads:
     async def lend(self) -> AsyncIterator[None]:
         executor = self._idle.pop() if self._idle else ThreadPoolExecutor(1, "lmix-request")
         answered = False
+        collector.requests += 1
         try:
             async with ThreadSensitiveContext(executor=executor):
                 yield
             answered = True
         finally:
+            collector.requests -= 1
             # A cancelled request may leave its sync code running: its thread is not lent.
             if answered and len(self._idle) < self.keep:
                 self._idle.append(executor)

@@ -10,6 +10,7 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from lmix.errors import ApplicationError
+from lmix.heap import collector
 
 from .codes import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED
 from .publish import remember_server_loop
@@ -144,6 +145,7 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
         # connections: one hop per socket message, queued behind every other socket's.
         # These handlers reach the database only through database_sync_to_async, which
         # closes them around its own call, so the hop is skipped.
+        collector.active_at = time.monotonic()  # garbage is collected when sockets are quiet
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")

@@ -1,5 +1,6 @@
 """`manage.py serve`: daphne on HOST:PORT, plus an in-process Celery worker in embedded mode."""
 
+import asyncio
 import os
 from contextlib import ExitStack
 
@@ -11,7 +12,7 @@ from django.core.management.base import BaseCommand
 from django.urls import get_resolver
 
 from lmix.demo import DEMO_ADMIN, DEMO_USERS
-from lmix.heap import freeze_startup_objects
+from lmix.heap import collector, freeze_startup_objects
 from lmix.realtime.sweeper import start_sweeper, stop_sweeper
 
 
@@ -57,11 +58,14 @@ class Command(BaseCommand):
                 self._banner(host, port, run_worker)
             _ = get_resolver().url_patterns  # the URLs load now, to be frozen with the rest
             freeze_startup_objects()
+            stack.callback(collector.stop)
             Server(
                 application=application,
                 endpoints=build_endpoint_description_strings(host=host, port=port),
                 signal_handlers=True,
                 verbosity=0,
+                # Called once daphne's loop is the current one, before it runs.
+                ready_callable=lambda: collector.start(asyncio.get_event_loop()),
             ).run()
         self.stdout.write("LMiX stopped.")
 
