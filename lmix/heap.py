@@ -9,7 +9,7 @@
 - The web process collects at quiet moments, on its event loop (`QuietCollector`). Left to
   itself, Python collects in whichever thread allocates when a threshold is crossed: in
   the web process that is a request's thread in the middle of a commit, which then waits
-  for the whole collection (full ones took 35–135 ms under `make bench`, with 200 sockets
+  for the whole collection (full ones took 30–136 ms under `make bench`, with 200 sockets
   open), and the objects of the requests in flight are promoted to older generations,
   which makes full collections come sooner.
 """
