@@ -16,6 +16,9 @@ everything else in it is fixed (its shape must not depend on the values):
 
 What Django checks while building (`select_for_update` outside a transaction, say) it checks
 on the first call only; settings a query reads are read then too.
+
+Statements that do not wait on each other's answers go to PostgreSQL together, in one round
+trip (`together`): on this kind of host a round trip costs more than PostgreSQL's answer.
 """
 
 import copy
@@ -23,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from django.db import connections, transaction
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Expression, Field, Model, QuerySet, prefetch_related_objects
 from django.db.models.sql import UpdateQuery
 from django.db.models.sql.compiler import SQLCompiler
@@ -95,6 +99,42 @@ class _Built:
         return self.compiler
 
 
+class Statement:
+    """One bound statement, run alone (`run`) or sent with others (`together`); `finish`
+    turns its cursor, once answered, into its result."""
+
+    def __init__(self, compiler: SQLCompiler, finish: Callable[[CursorWrapper], Any]) -> None:
+        self.alias = compiler.using
+        self.sql, self.params = compiler.as_sql()
+        self.finish = finish
+
+    def run(self) -> Any:
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.sql, self.params)
+            return self.finish(cursor)
+
+
+def together(*statements: Statement) -> list[Any]:
+    """The statements' results, in order. On PostgreSQL they are sent in one pipeline: one
+    round trip for all, each statement still run on its own and in order, as if sent one
+    after another (a failure aborts the ones after it and raises here); elsewhere they are
+    simply run one after another."""
+    alias = statements[0].alias
+    connection = connections[alias]
+    with transaction.mark_for_rollback_on_error(using=alias):
+        if connection.vendor != "postgresql":
+            return [statement.run() for statement in statements]
+        cursors = [connection.cursor() for _ in statements]
+        try:
+            with connection.wrap_database_errors, connection.connection.pipeline():
+                for cursor, statement in zip(cursors, statements, strict=True):
+                    cursor.execute(statement.sql, statement.params)
+            return [s.finish(c) for s, c in zip(statements, cursors, strict=True)]
+        finally:
+            for cursor in cursors:
+                cursor.close()
+
+
 class Prepared(Generic[M]):
     """A read (`rows`, `one`) or an update (`update`) whose SQL `build` returns, with its
     `Param`s: built on first use in each process, then only bound. One database (LMiX has
@@ -107,18 +147,40 @@ class Prepared(Generic[M]):
 
     def rows(self, **values: Any) -> list[M]:
         """The query's rows (objects, or tuples for `values_list`), prefetches done."""
+        return self._objects(self._bound(values))
+
+    def read(self, **values: Any) -> Statement:
+        """`rows(**values)` as a statement for `together`."""
+        compiler = self._bound(values)
+        return Statement(compiler, lambda cursor: self._objects(compiler, cursor.fetchall()))
+
+    def _bound(self, values: dict[str, Any]) -> SQLCompiler:
         if self._read is None:
             prototype = self._build()
             self._read = (prototype, _Compiled(prototype.query.get_compiler(prototype.db)))
-        prototype, compiled = self._read
-        queryset = QuerySet(model=prototype.model, query=_Built(compiled.bound(values)))
-        queryset._db = compiled.alias
+        return self._read[1].bound(values)
+
+    def _objects(self, compiler: SQLCompiler, fetched: list[tuple] | None = None) -> list[M]:
+        """Rows as the ORM makes them: of the compiler's own query, or of rows `fetched`
+        already by its SQL."""
+        if fetched is not None:
+            if compiler.has_extra_select:  # as `execute_sql` trims them
+                fetched = [row[: compiler.col_count] for row in fetched]
+            compiler.execute_sql = lambda *args, **kwargs: [fetched]  # type: ignore[method-assign]
+        prototype = self._read[0]
+        queryset = QuerySet(model=prototype.model, query=_Built(compiler))
+        queryset._db = compiler.using
         queryset._iterable_class = prototype._iterable_class
         queryset._fields = prototype._fields
         rows = list(queryset._iterable_class(queryset))
         if prototype._prefetch_related_lookups:
             prefetch_related_objects(rows, *prototype._prefetch_related_lookups)
         return rows
+
+    @property
+    def limit(self) -> int | None:
+        """The most rows the read gives (its slice), as it was built; None before."""
+        return self._read[0].query.high_mark if self._read else None
 
     def one(self, **values: Any) -> M | None:
         """The one row of a read by a unique key, or None."""
@@ -145,11 +207,26 @@ class Prepared(Generic[M]):
     def update(self, fields: tuple[str, ...], **values: Any) -> int:
         """UPDATE the query's rows, setting each of `fields` to the value of that name (a
         `Param` each: one build for each tuple of fields). Returns how many rows matched."""
-        compiled = self._updates.get(fields)
+        compiler = self._update_bound(fields, {}, values)
+        with transaction.mark_for_rollback_on_error(using=compiler.using):
+            return compiler.execute_sql(ROW_COUNT)
+
+    def updating(
+        self, fields: tuple[str, ...], *, fixed: dict[str, Expression] | None = None, **values: Any
+    ) -> Statement:
+        """`update` as a statement for `together`; `fixed` sets fields to expressions of
+        the row itself (`F("attempts") + 1`), the same at every call."""
+        compiler = self._update_bound(fields, fixed or {}, values)
+        return Statement(compiler, lambda cursor: cursor.rowcount)
+
+    def _update_bound(
+        self, fields: tuple[str, ...], fixed: dict[str, Expression], values: dict[str, Any]
+    ) -> SQLCompiler:
+        key = (*fields, *(f"={name}" for name in fixed))
+        compiled = self._updates.get(key)
         if compiled is None:
             queryset = self._build()
             query = queryset.query.chain(UpdateQuery)
-            query.add_update_values({f: Param(queryset.model, f) for f in fields})
-            compiled = self._updates[fields] = _Compiled(query.get_compiler(queryset.db))
-        with transaction.mark_for_rollback_on_error(using=compiled.alias):
-            return compiled.bound(values).execute_sql(ROW_COUNT)
+            query.add_update_values({f: Param(queryset.model, f) for f in fields} | fixed)
+            compiled = self._updates[key] = _Compiled(query.get_compiler(queryset.db))
+        return compiled.bound(values)

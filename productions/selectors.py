@@ -11,8 +11,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from lmix.errors import ApplicationError
-from lmix.models import Assistant
-from lmix.prepared import Param, Prepared
+from lmix.models import Assistant, Membership
+from lmix.prepared import Param, Prepared, Statement, together
 
 from .knowledge import memberships_attach, memberships_prefetch, public_name
 from .models import CastMember, Frame, Production, Seat, Turn
@@ -129,10 +129,18 @@ SEATED_MEMBERSHIPS = Prepared(
 
 def seats_for_prompts(*, frame: Frame) -> list[Seat]:
     """The frame's seats in order with what prompts read of them: their personas and
-    memberships (two queries). Lighter than `seats_load` (no players or assistants), for
-    the passes that run on every submit and commit."""
-    seats = SEATS_FOR_PROMPTS.rows(frame=frame.pk)
-    memberships_attach([seat.persona for seat in seats], SEATED_MEMBERSHIPS.rows(frame=frame.pk))
+    memberships (two queries, one round trip). Lighter than `seats_load` (no players or
+    assistants), for the passes that run on every submit and commit."""
+    return seats_with_memberships(*together(*seats_for_prompts_reads(frame_id=frame.pk)))
+
+
+def seats_for_prompts_reads(*, frame_id: object) -> tuple[Statement, Statement]:
+    """`seats_for_prompts`' two reads, to send with others (`together`)."""
+    return SEATS_FOR_PROMPTS.read(frame=frame_id), SEATED_MEMBERSHIPS.read(frame=frame_id)
+
+
+def seats_with_memberships(seats: list[Seat], memberships: list[Membership]) -> list[Seat]:
+    memberships_attach([seat.persona for seat in seats], memberships)
     return seats
 
 

@@ -18,10 +18,10 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import QuerySet
 
-from lmix.prepared import Param, Prepared
+from lmix.prepared import Param, Prepared, together
 from productions.knowledge import compile_knowledge, public_name
 from productions.models import Frame, FrameMode, LiquidVisibility, Seat
-from productions.selectors import seats_for_prompts
+from productions.selectors import seats_for_prompts_reads, seats_with_memberships
 
 from ..models import (
     Liquid,
@@ -182,9 +182,21 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
     """
     if frame is None:
         frame = Frame.objects.select_related(*FRAME_RELATED).get(pk=pass_.frame_id)
+    shared = frame.mode == FrameMode.SHARED
+    # What follows reads nothing it needs the answer of the one before for: one round trip.
     # A seat's assistant and model are loaded only if the pass needs them (a frame without
     # a medium model of its own).
-    seats = seats_for_prompts(frame=frame)
+    seat_rows, memberships, live, newest_first, newest = together(
+        *seats_for_prompts_reads(frame_id=frame.pk),
+        LIVE_LIQUID.read(frame=frame.pk),
+        (
+            SHARED_NARRATIVES.read(frame=frame.pk)
+            if shared
+            else OWN_NARRATIVES.read(seat=pass_.seat_id)
+        ),
+        NEWEST_OUTCOMES.read(frame=frame.pk),
+    )
+    seats = seats_with_memberships(seat_rows, memberships)
     seat = next((s for s in seats if s.pk == pass_.seat_id), None)
     if seat is None:
         raise Seat.DoesNotExist("The pass's seat is gone.")
@@ -193,8 +205,6 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
     # Every outcome stored later takes a sequence number above the frame's now.
     horizon = frame.seq
     window = pass_.window
-    shared = frame.mode == FrameMode.SHARED
-    live = LIVE_LIQUID.rows(frame=frame.pk)
     if shared:  # everything committed and not yet narrated, whoever wrote it
         own = sorted(
             (x for x in live if x.status == LiquidStatus.COMMITTED),
@@ -219,12 +229,12 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
     same = [
         x for x in others if x.status == LiquidStatus.COMMITTED and effective_pscale(x) == pscale
     ]
-    resolved = _resolved_seqs(frame, own + same)
+    resolved = _resolved_seqs(frame, own + same, newest=newest)
     unresolved_own = [x for x in own if x.pk not in resolved]
     # Others' actions resolve together with this character's own, never on their own here.
-    together = [x for x in same if x.pk not in resolved] if unresolved_own else []
+    theirs = [x for x in same if x.pk not in resolved] if unresolved_own else []
     ordered = sorted(
-        unresolved_own + together,
+        unresolved_own + theirs,
         key=lambda x: (x.committed_at or x.submitted_at, position.get(x.seat_id, 0), str(x.pk)),
     )
     to_resolve = [_action(x, labels) for x in ordered]
@@ -249,12 +259,10 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
         ).first()
     resolved_before = {x.pk: resolved[x.pk] for x in own if x.pk in resolved}
     keep = settings.LMIX_MEDIUM_NARRATIVES_CONTEXT
-    newest_first = (
-        SHARED_NARRATIVES.rows(frame=frame.pk) if shared else OWN_NARRATIVES.rows(seat=seat.pk)
-    )
     outcomes = _outcomes(
         frame,
         seat,
+        newest,
         narrated=newest_first[0].outcome_ids if newest_first else [],
         must={*resolved_before.values(), *_seq_of(interrupt_outcome)},
     )
@@ -302,25 +310,34 @@ def _action(liquid: Liquid, labels: dict[uuid.UUID, str]) -> Action:
     )
 
 
-def _resolved_seqs(frame: Frame, liquids: list[Liquid]) -> dict[uuid.UUID, int]:
-    """Which of `liquids` an outcome already resolved (liquid → the first such seq)."""
+def _resolved_seqs(
+    frame: Frame, liquids: list[Liquid], *, newest: list[Outcome]
+) -> dict[uuid.UUID, int]:
+    """Which of `liquids` an outcome already resolved (liquid → the first such seq).
+    `newest` are the frame's newest outcomes (`NEWEST_OUTCOMES`): when they are fewer than
+    it reads, they are all of them, and nothing more is read."""
     if not liquids:
         return {}
     since: datetime = min(x.committed_at or x.submitted_at for x in liquids) - CLOCK_SLACK
     wanted = {str(x.pk): x.pk for x in liquids}
     found: dict[uuid.UUID, int] = {}
-    for seq, liquid_ids in OUTCOMES_SINCE.rows(frame=frame.pk, created_at=since):
+    if len(newest) < (NEWEST_OUTCOMES.limit or 0):
+        since_then = [(o.seq, o.liquid_ids) for o in newest[::-1] if o.created_at >= since]
+    else:
+        since_then = OUTCOMES_SINCE.rows(frame=frame.pk, created_at=since)
+    for seq, liquid_ids in since_then:
         for liquid_id in liquid_ids or []:
             if liquid_id in wanted:
                 found.setdefault(wanted[liquid_id], seq)
     return found
 
 
-def _outcomes(frame: Frame, seat: Seat, *, narrated: list, must: set[int]) -> list[Outcome]:
-    """The outcomes after those the pass's last narrative told (`narrated`, its outcome
-    ids) that the seat witnessed, the newest LMIX_MEDIUM_OUTCOMES_CONTEXT of them, plus
+def _outcomes(
+    frame: Frame, seat: Seat, newest: list[Outcome], *, narrated: list, must: set[int]
+) -> list[Outcome]:
+    """Of the frame's `newest` outcomes (`NEWEST_OUTCOMES`), those after the ones the
+    pass's last narrative told (`narrated`, its outcome ids) that the seat witnessed, plus
     those it must know (its own action's, the interrupt's), oldest first."""
-    newest = NEWEST_OUTCOMES.rows(frame=frame.pk)
     # Narrated outcomes older than all of these leave every one of them untold.
     told = {str(pk) for pk in narrated}
     after = max((o.seq for o in newest if str(o.pk) in told), default=0)

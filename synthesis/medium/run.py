@@ -8,13 +8,13 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError
 from lmix.models import LLMModel
-from lmix.prepared import Param, Prepared
+from lmix.prepared import Param, Prepared, together
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, Seat
@@ -22,6 +22,7 @@ from productions.selectors import seats_load
 
 from ..events import notify_pass_failed, notify_window
 from ..models import (
+    PASS_TRANSITIONS,
     Narrative,
     NarrativeStatus,
     Pass,
@@ -38,11 +39,22 @@ logger = logging.getLogger(__name__)
 UNEXPECTED = "Something went wrong in this character's synthesis. Retry it."
 
 
-# The pass a commit wakes, with what its run reads of its frame: nine tables, built once.
-PENDING_PASS = Prepared(
+# The pass a run works on, with what it reads of its frame: nine tables, built once.
+MEDIUM_PASS = Prepared(
     lambda: Pass.objects.select_related(
         "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
-    ).filter(pk=Param(Pass, "pk"), kind=PassKind.MEDIUM, status=PassStatus.PENDING)
+    ).filter(pk=Param(Pass, "pk"), kind=PassKind.MEDIUM)
+)
+# Pending → running, of a per-character frame's pass (a shared frame's waits its turn:
+# `_claim_shared`). Sent together with the read above, which then sees it claimed.
+assert PassStatus.RUNNING in PASS_TRANSITIONS[PassStatus.PENDING]
+CLAIMABLE = Prepared(
+    lambda: Pass.objects.filter(
+        pk=Param(Pass, "pk"),
+        kind=PassKind.MEDIUM,
+        status=PassStatus.PENDING,
+        frame__mode=FrameMode.PER_CHARACTER,
+    )
 )
 
 
@@ -56,12 +68,27 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        pass_ = PENDING_PASS.one(pk=pass_id)
+        now = timezone.now()
+        claimed, found = together(  # one round trip: the claim, then the pass as it left it
+            CLAIMABLE.updating(
+                ("status", "lease_owner", "heartbeat_at", "updated_at"),
+                fixed={"attempts": F("attempts") + 1},
+                pk=pass_id,
+                status=PassStatus.RUNNING,
+                lease_owner=owner,
+                heartbeat_at=now,
+                updated_at=now,
+            ),
+            MEDIUM_PASS.read(pk=pass_id),
+        )
+        pass_ = found[0] if found else None
         if pass_ is None:
-            return  # running, finished or gone: a duplicate or late task
+            return  # gone
         shared = pass_.frame.mode == FrameMode.SHARED  # a frame's mode never changes
-        if not (_claim_shared(pass_, owner) if shared else _claim(pass_, owner)):
-            return
+        if not claimed and not (
+            shared and pass_.status == PassStatus.PENDING and _claim_shared(pass_, owner)
+        ):
+            return  # running, finished, or a shared frame's turn not come: a duplicate or late task
         lease = PassLease(pass_.pk, owner, pass_.attempts)
         try:
             _run(pass_, lease)

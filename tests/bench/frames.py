@@ -454,8 +454,8 @@ def stages(samples: list[Sample]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {
         "POST sent → liquid committed": [],
         "→ medium pass created (its window born firing)": [],
-        "→ pass claimed by the worker (commit, enqueue, Celery hop)": [],
-        "→ bones call started (gather, compile, record)": [],
+        "→ pass claim sent by the worker (commit, enqueue, Celery hop)": [],
+        "→ bones call started (claim and read, gather, compile, record)": [],
         "→ outcome stored (offline call, store)": [],
         "→ on every socket (commit, outbox, layer)": [],
     }
@@ -476,7 +476,7 @@ def stages(samples: list[Sample]) -> dict[str, list[float]]:
             sample.sent,
             liquid.committed_at.timestamp(),
             pass_.created_at.timestamp(),
-            pass_.heartbeat_at.timestamp(),  # set when claimed; a pass this short is not renewed
+            pass_.heartbeat_at.timestamp(),  # set as the claim is sent; not renewed this soon
             call.created_at.timestamp(),
             outcome.created_at.timestamp(),
             sample.everywhere,

@@ -3,15 +3,16 @@ from datetime import timedelta
 from unittest import mock
 
 import pytest
-from django.db import connection, connections
-from django.db.models import Prefetch
+from django.db import DatabaseError, connection, connections
+from django.db.models import F, Prefetch
 from django.db.models.sql.compiler import SQLCompiler, SQLUpdateCompiler
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from lmix.models import Assistant, LLMCall, Membership, Persona
-from lmix.prepared import Param, Prepared
+from lmix.prepared import Param, Prepared, together
 from tests.factories import AffiliationFactory, AssistantFactory, PersonaFactory
+from tests.round_trips import round_trips
 
 pytestmark = pytest.mark.django_db
 
@@ -169,3 +170,77 @@ def test_rows_in_stops_at_the_keys_when_there_are_none():
         assert by_name().rows_in(Assistant.objects.select_related("persona"), name="x") == []
     assert len(queries) == 1
     assert "persona" not in queries[0]["sql"]
+
+
+# -- together: statements in one round trip --------------------------------------------------
+
+
+def test_together_gives_each_statements_own_result_in_order_each_seeing_the_ones_before():
+    first, second = AssistantFactory(name="first"), AssistantFactory(name="second")
+    calls = [LLMCall.objects.create(kind="complete", purpose="test") for _ in range(2)]
+    by_key = Prepared(lambda: LLMCall.objects.filter(pk=Param(LLMCall, "pk")))
+    read = assistant_by_key()
+    changed, nothing, found, read_back, names = together(
+        by_key.updating(
+            ("error",), fixed={"prompt_tokens": F("prompt_tokens") + 7}, pk=calls[0].pk, error="one"
+        ),
+        by_key.updating(("error",), pk=calls[1].pk + 1000, error="none"),
+        read.read(pk=second.pk),
+        by_key.read(pk=calls[0].pk),
+        by_name().read(name="first"),
+    )
+    assert (changed, nothing) == (1, 0)
+    assert found == [second] and found[0].persona.name == second.persona.name
+    assert (read_back[0].error, read_back[0].prompt_tokens) == ("one", 7)  # after the update
+    assert names == [first.pk]
+    assert LLMCall.objects.get(pk=calls[1].pk).error == ""
+
+
+def test_an_update_of_a_fixed_expression_is_built_once_and_counts_per_row():
+    calls = [LLMCall.objects.create(kind="complete", purpose="test") for _ in range(2)]
+    by_key = Prepared(lambda: LLMCall.objects.filter(pk=Param(LLMCall, "pk")))
+    with builds(SQLUpdateCompiler) as built:
+        for _ in range(2):
+            for call in calls:
+                (count,) = together(
+                    by_key.updating(
+                        ("error",),
+                        fixed={"prompt_tokens": F("prompt_tokens") + 1},
+                        pk=call.pk,
+                        error="again",
+                    )
+                )
+                assert count == 1
+        assert built.call_count == 1
+    assert [c.prompt_tokens for c in LLMCall.objects.filter(pk__in=[c.pk for c in calls])] == [2, 2]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a pipeline is PostgreSQL's")
+def test_on_postgresql_together_waits_for_one_answer_where_one_by_one_waits_for_each():
+    assistants = [AssistantFactory() for _ in range(4)]
+    read = assistant_by_key()
+    read.one(pk=assistants[0].pk)  # built and the connection open before counting
+    with round_trips() as alone:
+        expected = [read.rows(pk=a.pk) for a in assistants]
+    with round_trips() as piped:
+        assert together(*(read.read(pk=a.pk) for a in assistants)) == expected
+    assert alone[0] >= 4  # one each, and one more to prepare a statement the second time
+    assert piped == [1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_statement_raises_and_stops_the_ones_after_it():
+    call = LLMCall.objects.create(kind="complete", purpose="test")
+    by_key = Prepared(lambda: LLMCall.objects.filter(pk=Param(LLMCall, "pk")))
+    bad = Prepared(lambda: LLMCall.objects.filter(pk=Param(LLMCall, "pk")))
+    with pytest.raises(DatabaseError):
+        together(
+            bad.updating(
+                ("error",), fixed={"prompt_tokens": F("prompt_tokens") / 0}, pk=call.pk, error="x"
+            ),
+            by_key.updating(("error",), pk=call.pk, error="after"),
+        )
+    call.refresh_from_db()
+    assert call.error == ""
+    (count,) = together(by_key.updating(("error",), pk=call.pk, error="later"))  # usable again
+    assert count == 1

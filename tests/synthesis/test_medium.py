@@ -13,15 +13,18 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import CallConfig, Message, Usage
 from lmix.llm.offline import OfflineNarrator
 from lmix.models import LLMCall, LLMModel
+from lmix.prepared import Prepared
 from lmix.realtime import publish
 from productions.frame_events import gm_group, next_seq, seat_group
 from productions.selectors import frame_access
 from synthesis import medium
 from synthesis.medium import bones as bones_module
+from synthesis.medium import context as context_module
 from synthesis.medium import run as run_module
 from synthesis.models import Liquid, Narrative, Outcome, Pass, Window
 from synthesis.selectors import frame_view
 from tests.fakes.llm_server import FakeLLMServer
+from tests.round_trips import round_trips
 from tests.synthesis.conftest import Scene, run, sent
 from tests.waiting import wait_for
 
@@ -203,9 +206,15 @@ def test_the_word_budget_follows_pscale_and_caps_the_stream(user, server):
 # -- agency and ordering -------------------------------------------------------------------
 
 
+# With one outcome in context, what is already resolved is read by its own query; with more
+# than the frame has, from the newest outcomes gather reads anyway.
+@pytest.mark.parametrize("outcomes_context", [1, 12])
 def test_same_pscale_liquid_of_others_is_resolved_together_but_nobody_gets_an_invented_action(
-    user, server, interrupts
+    user, server, interrupts, settings, monkeypatch, outcomes_context
 ):
+    settings.LMIX_MEDIUM_OUTCOMES_CONTEXT = outcomes_context
+    newest = context_module.NEWEST_OUTCOMES
+    monkeypatch.setattr(context_module, "NEWEST_OUTCOMES", Prepared(newest._build))  # rebuilt
     scene = Scene(user)
     scene.frame.medium_model = fake_model(user, server)
     scene.frame.save()
@@ -641,6 +650,37 @@ def test_the_model_is_the_frames_else_the_assistants_else_the_gms_default(user, 
 
 
 # -- nothing to do -------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a pipeline is PostgreSQL's")
+def test_on_postgresql_a_pass_is_claimed_and_read_in_one_round_trip_and_gathers_in_one(
+    user, monkeypatch
+):
+    scene = Scene(user)
+    earlier = run(scene.fire(scene.bob, scene.commit(scene.bob, "I light a lamp.")))
+    pass_ = scene.fire(scene.alice, scene.commit(scene.alice, "I jump the gap.", after=1))
+    claimed = {}
+
+    def stop(pass_, lease):
+        claimed.update(status=pass_.status, attempts=pass_.attempts, owner=pass_.lease_owner)
+        raise WorkerDied()
+
+    monkeypatch.setattr(run_module, "_run", stop)
+    with round_trips() as trips, pytest.raises(WorkerDied):
+        medium.medium_pass_run(pass_id=pass_.pk)
+    assert trips == [1]
+    stored = Pass.objects.get(pk=pass_.pk)
+    assert claimed == {"status": "running", "attempts": 1, "owner": stored.lease_owner}
+    assert (stored.status, stored.attempts) == ("running", 1)
+
+    stored = run_module.MEDIUM_PASS.one(pk=pass_.pk)  # as the run read it, with its frame
+    with round_trips() as trips:
+        ctx = medium.gather(stored, frame=stored.frame)
+    assert trips == [1]
+    assert [s.pk for s in ctx.seats] == [s.pk for s in scene.frame.seats.order_by("position")]
+    assert [x.content for x in ctx.own] == ["I jump the gap."]
+    assert [o.source_pass_id for o in ctx.outcomes] == [earlier.pk]  # Alice witnessed it
+    assert "Alice" in ctx.knowledge
 
 
 def test_a_pass_with_nothing_left_to_resolve_or_narrate_just_finishes(user):
