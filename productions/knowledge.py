@@ -92,14 +92,14 @@ def memberships_attach(personas: Iterable[Persona], memberships: Iterable[Member
         persona.__dict__.setdefault("_prefetched_objects_cache", {})["memberships"] = queryset
 
 
-def compile_knowledge(
+def knowledge_text(
     *, speaker: Persona, cast: Sequence[Persona], world: World, scenario: Scenario
 ) -> str:
-    """The system prompt of one speaker, as text: `render(knowledge_sections(...))`."""
-    return render(knowledge_sections(speaker=speaker, cast=cast, world=world, scenario=scenario))
+    """The system prompt of one speaker, as text: `render(compile_knowledge(...))`."""
+    return render(compile_knowledge(speaker=speaker, cast=cast, world=world, scenario=scenario))
 
 
-def knowledge_sections(
+def compile_knowledge(
     *, speaker: Persona, cast: Sequence[Persona], world: World, scenario: Scenario
 ) -> list[Section]:
     """Compile the prompt of one speaker, section by section. Pure when the personas'

@@ -8,7 +8,7 @@ from lmix.llm.client import params_for
 from lmix.llm.tokens import context_window, fit_messages
 from lmix.models import Assistant, LoreEntry, Persona, Scenario, World
 
-from .knowledge import compile_knowledge, name_for
+from .knowledge import knowledge_text, name_for
 from .lore import lore_for_world, lore_section, lore_select, recent_text
 from .models import Production, SpeakerKind, Turn
 from .prompt_template import template_render
@@ -36,7 +36,7 @@ def system_prompt(
 ) -> str:
     """The speaker's template (or the default) around its own knowledge and `lore`, each
     exactly once (productions/prompt_template.py)."""
-    knowledge = compile_knowledge(speaker=speaker, cast=cast, world=world, scenario=scenario)
+    knowledge = knowledge_text(speaker=speaker, cast=cast, world=world, scenario=scenario)
     return template_render(
         template,
         char=speaker.name,

@@ -15,7 +15,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete
-from productions.knowledge import compile_knowledge, name_for
+from productions.knowledge import knowledge_text, name_for
 from productions.models import Frame, FrameStatus, Seat, SeatController
 from productions.selectors import seats_load
 
@@ -116,7 +116,7 @@ def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> li
     (public bones), and the interrupt aimed at it, if any."""
     frame = seat.frame
     production = frame.production
-    knowledge = compile_knowledge(
+    knowledge = knowledge_text(
         speaker=seat.persona,
         cast=[s.persona for s in seats],
         world=production.world,

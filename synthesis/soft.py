@@ -22,7 +22,7 @@ from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
-from productions.knowledge import compile_knowledge, name_for
+from productions.knowledge import knowledge_text, name_for
 from productions.models import Frame, Seat
 from productions.selectors import seats_for_prompts
 
@@ -134,7 +134,7 @@ def soft_messages(*, frame: Frame, liquid: Liquid, seats: list[Seat]) -> list[Me
     the others in the scene, and the intention."""
     actor = next(seat for seat in seats if seat.pk == liquid.seat_id)
     production = frame.production
-    knowledge = compile_knowledge(
+    knowledge = knowledge_text(
         speaker=actor.persona,
         cast=[seat.persona for seat in seats],
         world=production.world,

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from lmix.prepared import Param, Prepared, together
-from productions.knowledge import compile_knowledge, public_name
+from productions.knowledge import knowledge_text, public_name
 from productions.models import Frame, FrameMode, LiquidVisibility, Seat
 from productions.selectors import seats_for_prompts_reads, seats_with_memberships
 
@@ -282,7 +282,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
         pending=pending,
         knowledge=""
         if shared
-        else compile_knowledge(
+        else knowledge_text(
             speaker=seat.persona,
             cast=[s.persona for s in seats],
             world=production.world,

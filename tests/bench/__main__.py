@@ -48,7 +48,7 @@ def report(label: str, samples: list[float], unit: float = 1e3, suffix: str = "m
 def main() -> None:
     call_command("migrate", verbosity=0)
     from productions.generation import turn_generate
-    from productions.knowledge import compile_knowledge
+    from productions.knowledge import knowledge_text
     from productions.selectors import cast_load
     from productions.services import turn_request
     from tests.factories import UserFactory
@@ -60,7 +60,7 @@ def main() -> None:
 
     def compile_all() -> None:
         for speaker in personas:
-            compile_knowledge(
+            knowledge_text(
                 speaker=speaker,
                 cast=personas,
                 world=production.world,

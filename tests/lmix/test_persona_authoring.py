@@ -5,7 +5,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from lmix.models import Persona
-from productions.knowledge import compile_knowledge
+from productions.knowledge import knowledge_text
 from tests.factories import PersonaFactory, ScenarioFactory, WorldFactory
 
 pytestmark = pytest.mark.django_db
@@ -137,8 +137,8 @@ def test_example_dialogue_is_in_its_own_prompt_only(user):
     tony = PersonaFactory(owner=user, example_dialogue="Tony: TONY-VOICE-MARKER\nTony: Sit.")
     ada = PersonaFactory(owner=user)
     world, scenario = WorldFactory(owner=user), ScenarioFactory(owner=user)
-    own = compile_knowledge(speaker=tony, cast=[tony, ada], world=world, scenario=scenario)
-    other = compile_knowledge(speaker=ada, cast=[tony, ada], world=world, scenario=scenario)
+    own = knowledge_text(speaker=tony, cast=[tony, ada], world=world, scenario=scenario)
+    other = knowledge_text(speaker=ada, cast=[tony, ada], world=world, scenario=scenario)
     assert "- Example dialogue (your voice, not events of this scene):\n" in own
     assert "  Tony: TONY-VOICE-MARKER\n  Tony: Sit." in own
     assert "TONY-VOICE-MARKER" not in other

@@ -4,7 +4,7 @@ import pytest
 
 from lmix.models import Persona
 from productions.frame_services import frame_create
-from productions.knowledge import compile_knowledge
+from productions.knowledge import knowledge_text
 from productions.selectors import cast_load, seats_for_prompts
 from productions.services import production_create
 from tests.factories import (
@@ -41,7 +41,7 @@ def make_cast(size: int):
 def every_prompt(production, personas: list[Persona]) -> list[str]:
     """Each persona's prompt, the others its cast."""
     return [
-        compile_knowledge(
+        knowledge_text(
             speaker=speaker, cast=personas, world=production.world, scenario=production.scenario
         )
         for speaker in personas
@@ -66,7 +66,7 @@ def test_personas_loaded_without_memberships_cost_one_query_once(size, django_as
     personas = list(Persona.objects.filter(assistants__productions=production))
     with django_assert_num_queries(1):
         for speaker in personas:
-            compile_knowledge(
+            knowledge_text(
                 speaker=speaker, cast=personas, world=production.world, scenario=production.scenario
             )
 

@@ -15,7 +15,7 @@ from productions.knowledge import (
     Section,
     SectionKey,
     compile_knowledge,
-    knowledge_sections,
+    knowledge_text,
     name_for,
     render,
 )
@@ -112,7 +112,7 @@ def all_markers(cast: list[Persona], groups: list[Affiliation]) -> set[str]:
 def participant_blocks(speaker: Persona, cast: list[Persona]) -> dict[int, str]:
     """OTHER PARTICIPANTS, one block per participant (a top-level "- " line and what is
     indented under it), keyed by the pk whose universal-truth marker the block holds."""
-    sections = knowledge_sections(speaker=speaker, cast=cast, world=WORLD, scenario=SCENARIO)
+    sections = compile_knowledge(speaker=speaker, cast=cast, world=WORLD, scenario=SCENARIO)
     others = [s for s in sections if s.key == SectionKey.OTHER_PARTICIPANTS]
     if not others:
         return {}
@@ -138,7 +138,7 @@ def test_every_speaker_knows_exactly_what_it_may(cast_and_groups):
     cast, groups = cast_and_groups
     markers = all_markers(cast, groups)
     for speaker in cast:
-        prompt = compile_knowledge(speaker=speaker, cast=cast, world=WORLD, scenario=SCENARIO)
+        prompt = knowledge_text(speaker=speaker, cast=cast, world=WORLD, scenario=SCENARIO)
         present = {marker for marker in markers if marker in prompt}
         assert present == allowed_markers(speaker, cast), speaker.name
 
@@ -169,7 +169,7 @@ def test_empty_truths_are_left_out_cleanly():
     lonely.internal_truth = ""
     other = persona(2, [])
     other.external_truth = "   "
-    prompt = compile_knowledge(speaker=lonely, cast=[lonely, other], world=WORLD, scenario=SCENARIO)
+    prompt = knowledge_text(speaker=lonely, cast=[lonely, other], world=WORLD, scenario=SCENARIO)
     assert "Internal" not in prompt and "External" not in prompt
     assert "YOUR AFFILIATIONS" not in prompt and "KNOWN AFFILIATIONS" not in prompt
     assert "Known to others" not in prompt
@@ -179,7 +179,7 @@ def test_empty_truths_are_left_out_cleanly():
 def test_sections_render_to_the_compiled_text_and_take_more_sections():
     g = group(1)
     cast = [persona(1, [g]), persona(2, [g], covert={1}, alias=True), persona(3, [])]
-    sections = knowledge_sections(speaker=cast[0], cast=cast, world=WORLD, scenario=SCENARIO)
+    sections = compile_knowledge(speaker=cast[0], cast=cast, world=WORLD, scenario=SCENARIO)
     assert [s.key for s in sections] == [
         SectionKey.WORLD,
         SectionKey.SCENARIO,
@@ -188,7 +188,7 @@ def test_sections_render_to_the_compiled_text_and_take_more_sections():
         SectionKey.OTHER_PARTICIPANTS,
         SectionKey.KNOWN_AFFILIATIONS,
     ]
-    text = compile_knowledge(speaker=cast[0], cast=cast, world=WORLD, scenario=SCENARIO)
+    text = knowledge_text(speaker=cast[0], cast=cast, world=WORLD, scenario=SCENARIO)
     assert render(sections) == text
     assert text.startswith("WORLD: W\nworld-marker\n\nSCENARIO: S\nscenario-marker\n\nYOU ARE:")
     recent = Section("RECENT EXPERIENCE:", "- I saw the ship.", SectionKey.RECENT_EXPERIENCE)
@@ -219,7 +219,7 @@ class TestSeedExample:
         self.murphy.name = "Lieutenant Murphy"
 
     def prompt(self, speaker):
-        return compile_knowledge(
+        return knowledge_text(
             speaker=speaker,
             cast=[self.bob, self.tony, self.alice, self.murphy],
             world=WORLD,
@@ -245,7 +245,7 @@ class TestSeedExample:
         assert "Murphy takes bribes" not in prompt and "Hates lying" not in prompt
 
     def test_alice_sees_no_unit_at_all_without_murphy(self):
-        prompt = compile_knowledge(
+        prompt = knowledge_text(
             speaker=self.alice, cast=[self.bob, self.alice], world=WORLD, scenario=SCENARIO
         )
         assert "NYPD" not in prompt and "By the book" not in prompt
