@@ -3,6 +3,7 @@ invite code, the GM's seat changes, invite rotation and controls; liquid; passes
 
 from typing import Any
 
+from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -60,6 +61,15 @@ def _gm_access(request: Request, frame_id: object) -> FrameAccess:
     if not access.is_gm:
         raise ApplicationError("Only the frame's GM can do that.", status_code=403)
     return access
+
+
+def _gm_access_as_row(request: Request, frame_id: object, not_found: str) -> FrameAccess:
+    """`_gm_access` for a row of the frame (window, pass): an outsider gets the 404 a
+    missing row gets, `not_found`, so they cannot tell whether it exists."""
+    try:
+        return _gm_access(request, frame_id)
+    except Http404:
+        raise ApplicationError(not_found, status_code=404) from None
 
 
 def frame_summary(frame: Frame, user: Any) -> dict[str, Any]:
@@ -253,7 +263,7 @@ class PassRetryApi(APIView):
         pass_ = Pass.objects.filter(pk=pass_id).first()
         if pass_ is None:
             raise ApplicationError("No such pass.", status_code=404)
-        _gm_access(request, pass_.frame_id)
+        _gm_access_as_row(request, pass_.frame_id, "No such pass.")
         pass_ = medium_pass_retry(pass_=pass_)
         return Response(
             {"id": str(pass_.pk), "status": pass_.status}, status=status.HTTP_202_ACCEPTED
@@ -287,7 +297,7 @@ def _window_for_gm(request: Request, window_id: str) -> Window:
     window = Window.objects.filter(pk=window_id).first()
     if window is None:
         raise ApplicationError("No such window.", status_code=404)
-    _gm_access(request, window.frame_id)
+    _gm_access_as_row(request, window.frame_id, "No such window.")
     return window
 
 
