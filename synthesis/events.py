@@ -98,7 +98,7 @@ def notify_narrative_token(narrative: Narrative, *, index: int, delta: str) -> N
     """A delta of a narrative: to its readers only, at once, unnumbered."""
     event = {
         "type": "narrative.token",
-        "narrative": str(narrative.pk),
+        "solid": str(narrative.pk),
         "seat": str(narrative.seat_id),
         "shared": narrative.shared,
         "index": index,
@@ -112,7 +112,12 @@ def notify_narrative_done(narrative: Narrative) -> None:
     """The whole narrative, once stored: to its readers only, after commit."""
     from .selectors import narrative_body
 
-    event = {"type": "narrative.done", "narrative": narrative_body(narrative)}
+    event = {
+        "type": "narrative.done",
+        "solid": str(narrative.pk),
+        "seat": str(narrative.seat_id),
+        "narrative": narrative_body(narrative),  # the whole stored text: no read after it
+    }
     for group in narrative_groups(narrative):
         group_send_on_commit(group, event)
 

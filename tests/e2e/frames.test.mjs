@@ -509,7 +509,7 @@ e2e(
           assert.ok(!(await p.evaluate(() => document.body.innerText)).includes(other.text), `${key}'s page shows the other's narrative`)
           assert.ok(!(await htmlWithoutOutcomes(p)).includes(otherMark), `${key}'s page shows ${otherMark} outside the shared outcomes`)
           const frames = people[key].frames
-          assert.ok(frames.some((f) => f.msg?.type === 'narrative.token' && f.msg.narrative === own.id), `${key}'s socket carried no delta of their own story`)
+          assert.ok(frames.some((f) => f.msg?.type === 'narrative.token' && f.msg.solid === own.id), `${key}'s socket carried no delta of their own story`)
           const leaks = frames.filter((f) => f.raw.includes(other.id) || (f.raw.includes(otherMark) && f.msg?.type !== 'outcome.created'))
           assert.deepEqual(
             leaks.map((f) => f.raw.slice(0, 200)),
@@ -519,7 +519,7 @@ e2e(
         }
         // And the GM's socket carried both streams.
         for (const story of [aliceStory, bobStory]) {
-          assert.ok(gmFrames.some((f) => f.msg?.type === 'narrative.token' && f.msg.narrative === story.id), 'the GM did not hear a stream')
+          assert.ok(gmFrames.some((f) => f.msg?.type === 'narrative.token' && f.msg.solid === story.id), 'the GM did not hear a stream')
         }
       })
       if (!privately) return

@@ -81,6 +81,7 @@ class FrameState:
             self._token(event)
         elif kind == "narrative.done":
             narrative = event["narrative"]
+            assert (event["solid"], event["seat"]) == (narrative["id"], narrative["seat"])
             if self.is_gm or narrative["seat"] in self.mine or narrative["shared"]:
                 self.narratives[narrative["id"]] = narrative
         else:
@@ -89,8 +90,8 @@ class FrameState:
     def _token(self, event: dict[str, Any]) -> None:
         """A delta of a streaming narrative: appended in index order, older ones dropped."""
         narrative = self.narratives.setdefault(
-            event["narrative"],
-            {"id": event["narrative"], "seat": event["seat"], "text": "", "token_count": 0},
+            event["solid"],
+            {"id": event["solid"], "seat": event["seat"], "text": "", "token_count": 0},
         )
         if narrative.get("status") == "done" or event["index"] < narrative["token_count"]:
             return

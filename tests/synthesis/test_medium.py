@@ -179,7 +179,7 @@ def test_the_narrative_streams_its_deltas_and_is_never_written_per_delta(
         for g, e in events
         if g == seat_group(scene.frame.pk, scene.alice.pk)
         and e["type"] == "narrative.token"
-        and e["narrative"] == str(narrative.pk)
+        and e["solid"] == str(narrative.pk)
     ]
     assert [e["index"] for e in tokens] == list(range(narrative.token_count))
     assert (

@@ -552,8 +552,9 @@ export type FrameMessage =
   | ({ type: 'frame.paused' | 'frame.resumed' | 'frame.closed'; status: FrameStatus; windows?: FrameWindow[] } & Numbered)
   | ({ type: 'pass.failed'; pass: PassSummary } & Numbered)
   | ({ type: 'talk.created'; talk: TalkMessage } & Numbered)
-  | { type: 'narrative.token'; narrative: Uuid; seat: Uuid; index: number; delta: string; shared?: boolean }
-  | { type: 'narrative.done'; narrative: Narrative }
+  /** `solid`: the narrative (stored as a solid) the delta belongs to. */
+  | { type: 'narrative.token'; solid: Uuid; seat: Uuid; index: number; delta: string; shared?: boolean }
+  | { type: 'narrative.done'; solid: Uuid; seat: Uuid; narrative: Narrative }
   /** Typing (`typing`), or whether a socket of the seat's player is open (`online`; `hello` asks others to answer). */
   | { type: 'presence'; seat: Uuid; typing?: boolean; online?: boolean; hello?: boolean }
 

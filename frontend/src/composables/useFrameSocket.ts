@@ -21,7 +21,7 @@ export function useFrameSocket(frameId: MaybeRefOrGetter<string>) {
     resync: () => store.load(toValue(frameId)),
     apply: (msg) => store.apply(msg),
     streams: {
-      of: (msg) => (msg.type === 'narrative.token' ? msg.narrative : undefined),
+      of: (msg) => (msg.type === 'narrative.token' ? msg.solid : undefined),
       position: (stream) => store.narrativePosition(stream),
     },
   })

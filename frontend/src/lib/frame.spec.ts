@@ -31,9 +31,9 @@ function play(state: FrameState, events: FrameMessage[], now = T0): FrameState {
   }, state)
 }
 
-const token = (narrative: string, index: number, delta: string, seat: string = SEATS.alice): FrameMessage => ({
+const token = (solid: string, index: number, delta: string, seat: string = SEATS.alice): FrameMessage => ({
   type: 'narrative.token',
-  narrative,
+  solid,
   seat,
   index,
   delta,
@@ -88,7 +88,7 @@ describe('applying events', () => {
       token('n1', 0, 'You wave.'),
       token('n1', 1, ' Bob flinches.'),
       { type: 'liquid.consumed', seq: 9, liquid: consumed },
-      { type: 'narrative.done', narrative: told },
+      { type: 'narrative.done', solid: told.id, seat: told.seat, narrative: told },
       { type: 'window.done', seq: 10, window: { ...window, status: 'fired' } },
       { type: 'seat.changed', seq: 11, seat: tonyNow },
     ]
@@ -244,7 +244,8 @@ describe('what a player reads', () => {
       { type: 'window.fired', seq: 4, window: makeWindow({ id: 'w2', status: 'firing' }) },
     ])
     expect(playerNotices(s, { accessEnded: false }).find((n) => n.key === 'interrupted')?.text).toContain('Bob shoves you.')
-    s = play(s, [{ type: 'narrative.done', narrative: makeNarrative({ id: 'n1', status: 'done', text: 'You stumble.' }) }])
+    const stumbled = makeNarrative({ id: 'n1', status: 'done', text: 'You stumble.' })
+    s = play(s, [{ type: 'narrative.done', solid: stumbled.id, seat: stumbled.seat, narrative: stumbled }])
     expect(playerNotices(s, { accessEnded: false })).toEqual([])
   })
 

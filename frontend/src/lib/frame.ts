@@ -210,13 +210,13 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
     case 'pass.failed':
       return done({ failedPasses: { ...state.failedPasses, [msg.pass.id]: msg.pass } })
     case 'narrative.token': {
-      const old = state.narratives[msg.narrative]
+      const old = state.narratives[msg.solid]
       if (!old) {
         // The first delta of a new run announces it; a later one means we missed its start.
         if (msg.index !== 0) return done({}, true)
         const mine = state.info.my_seats.includes(msg.seat)
         const created: Narrative = {
-          id: msg.narrative,
+          id: msg.solid,
           seat: msg.seat,
           text: msg.delta,
           token_count: 1,

@@ -79,7 +79,7 @@ describe('frame store', () => {
       makeFrameView({ seq: 1, narratives: [streaming] }),
       makeFrameView({ seq: 1, narratives: [checkpoint] }),
     )
-    const token = (index: number, delta: string) => ({ type: 'narrative.token', narrative: 'n1', seat: SEATS.alice, index, delta })
+    const token = (index: number, delta: string) => ({ type: 'narrative.token', solid: 'n1', seat: SEATS.alice, index, delta })
     ws.push(token(1, ' was'))
     ws.push(token(3, ' and')) // index 2 was lost: re-read
     ws.push(token(2, ' dark')) // held by the checkpoint already

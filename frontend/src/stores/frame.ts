@@ -112,7 +112,7 @@ export const useFrameStore = defineStore('frame', () => {
     const { state: next, resync } = applyEvent(state.value, msg)
     state.value = next
     if (msg.type === 'narrative.token' || msg.type === 'narrative.done') {
-      const seat = msg.type === 'narrative.token' ? msg.seat : msg.narrative.seat
+      const seat = msg.seat
       if (typing.value[seat]) typing.value = Object.fromEntries(Object.entries(typing.value).filter(([s]) => s !== seat))
     }
     return !resync

@@ -47,15 +47,15 @@ describe('FramePlayerView', () => {
     expect(w.findAll(q('seat-item')).map((s) => s.attributes('data-controller'))).toEqual(['human', 'human', 'ai'])
     expect(w.find(q('feed-outcome')).exists()).toBe(true)
 
-    FakeSocket.last!.push({ type: 'narrative.token', narrative: 'n1', seat: SEATS.alice, index: 0, delta: 'The door ' })
-    FakeSocket.last!.push({ type: 'narrative.token', narrative: 'n1', seat: SEATS.alice, index: 1, delta: 'creaks.' })
+    FakeSocket.last!.push({ type: 'narrative.token', solid: 'n1', seat: SEATS.alice, index: 0, delta: 'The door ' })
+    FakeSocket.last!.push({ type: 'narrative.token', solid: 'n1', seat: SEATS.alice, index: 1, delta: 'creaks.' })
     FakeSocket.last!.push({ type: 'presence', seat: SEATS.bob, typing: true })
     await flushPromises()
     expect(w.find(q('feed-narrative')).attributes('data-status')).toBe('streaming')
     expect(w.find(q('narrative-text')).text()).toBe('The door creaks.')
     expect(w.find(`[data-seat-id="${SEATS.bob}"]`).attributes('data-typing')).toBe('true')
 
-    FakeSocket.last!.push({ type: 'narrative.done', narrative: makeNarrative({ id: 'n1', text: 'The door creaks open.', token_count: 3, status: 'done' }) })
+    FakeSocket.last!.push({ type: 'narrative.done', solid: 'n1', seat: SEATS.alice, narrative: makeNarrative({ id: 'n1', seat: SEATS.alice, text: 'The door creaks open.', token_count: 3, status: 'done' }) })
     await flushPromises()
     expect(w.find(q('narrative-text')).text()).toBe('The door creaks open.')
   })
