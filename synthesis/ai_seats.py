@@ -15,6 +15,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete
+from productions.frame_events import lock_frame
 from productions.knowledge import knowledge_text, name_for
 from productions.models import Frame, FrameStatus, Seat, SeatController
 from productions.selectors import seats_load
@@ -177,5 +178,12 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
     content = " ".join(answer.text.split())[:LIQUID_MAX]
     if not content:
         return None
-    liquid = liquid_submit(frame=seat.frame, seat=seat, content=content, user=None)
+    with transaction.atomic():
+        # Reactions to outcomes stored close together were all let through by one count:
+        # under the frame's lock, the first ones written spend the budget, the rest stop.
+        lock_frame(seat.frame_id)
+        if outcome_id is not None and ai_budget_left(frame=seat.frame) <= 0:
+            logger.info("seat %s does not act: the frame's AI budget is spent", seat.pk)
+            return None
+        liquid = liquid_submit(frame=seat.frame, seat=seat, content=content, user=None)
     return liquid_commit(liquid=liquid, user=None)

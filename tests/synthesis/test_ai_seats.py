@@ -2,7 +2,10 @@
 own, written with their character's knowledge only; bounded so they never loop; an
 all-AI frame moves only when the GM advances it."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from productions.models import Frame
 from productions.selectors import seats_load
@@ -95,6 +98,40 @@ def test_ai_actions_are_bounded_per_human_action(user, enqueued, settings):
     assert len(react(outcome)) == 1  # one of two, within the budget
     Liquid.objects.create(frame=frame, seat=first_ai, content="AI acted", status="consumed")
     assert react(outcome) == []  # spent until a human acts again
+
+
+def test_ai_actions_are_bounded_per_minute_too(user, enqueued, settings):
+    settings.LMIX_AI_ACTIONS_PER_HUMAN_ACTION, settings.LMIX_AI_ACTIONS_PER_MINUTE = 10, 1
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    human, first_ai, second_ai = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, human, interrupted=[first_ai, second_ai])
+    assert len(react(outcome)) == 1
+    Liquid.objects.create(frame=frame, seat=first_ai, content="AI acted", status="consumed")
+    assert react(outcome) == []  # within the minute
+    Liquid.objects.filter(frame=frame, author__isnull=True).update(
+        submitted_at=timezone.now() - timedelta(minutes=2)
+    )
+    assert len(react(outcome)) == 1  # a minute on
+
+
+def test_reactions_let_through_together_spend_the_budget_once_when_they_write(
+    user, enqueued, settings
+):
+    # Two outcomes stored close together each counted the budget before either AI wrote.
+    settings.LMIX_AI_ACTIONS_PER_HUMAN_ACTION = 1
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    human, first_ai, second_ai = frame.seats.order_by("position")
+    first = outcome_naming(frame, human, interrupted=[first_ai])
+    frame.seq += 1  # the next outcome's number
+    second = outcome_naming(frame, human, interrupted=[second_ai])
+    assert len(react(first)) == 1 and len(react(second)) == 1
+    assert ai_seats.ai_act(seat_id=first_ai.id, outcome_id=first.id) is not None
+    assert ai_seats.ai_act(seat_id=second_ai.id, outcome_id=second.id) is None
+    assert not Liquid.objects.filter(seat=second_ai).exists()
+    # The GM's advance is not a reaction: it moves every idle AI seat whatever the budget.
+    assert ai_seats.ai_act(seat_id=second_ai.id, outcome_id=None) is not None
 
 
 def test_an_all_ai_frame_moves_only_when_the_gm_advances(api, user, enqueued):
