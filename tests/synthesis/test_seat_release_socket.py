@@ -14,7 +14,7 @@ from tests.synthesis.test_frame_socket import frame_socket, hears_nothing, next_
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def closes_with(communicator: WebsocketCommunicator, timeout: float = 1) -> int:
+async def closes_with(communicator: WebsocketCommunicator, timeout: float = 5) -> int:
     """The close code the socket gets within `timeout` (seat.changed may come first)."""
     output = await communicator.receive_output(timeout=timeout)
     while output["type"] != "websocket.close":
