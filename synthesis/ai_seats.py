@@ -179,9 +179,12 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
     if not content:
         return None
     with transaction.atomic():
-        # Reactions to outcomes stored close together were all let through by one count:
-        # under the frame's lock, the first ones written spend the budget, the rest stop.
+        # Reactions to outcomes stored close together were all let through by one count,
+        # and may ask the same seat twice: under the frame's lock, the first ones written
+        # spend the budget and take the seat, the rest stop.
         lock_frame(seat.frame_id)
+        if pending.exists():
+            return None
         if outcome_id is not None and ai_budget_left(frame=seat.frame) <= 0:
             logger.info("seat %s does not act: the frame's AI budget is spent", seat.pk)
             return None

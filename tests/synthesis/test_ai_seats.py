@@ -134,6 +134,24 @@ def test_reactions_let_through_together_spend_the_budget_once_when_they_write(
     assert ai_seats.ai_act(seat_id=second_ai.id, outcome_id=None) is not None
 
 
+def test_a_seat_asked_twice_before_it_wrote_acts_once(user, enqueued, monkeypatch):
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    human, first_ai, _ = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, human, interrupted=[first_ai])
+    complete = ai_seats.llm_complete
+
+    def meanwhile(**kwargs):  # the other task writes while this one waits for the model
+        answer = complete(**kwargs)
+        monkeypatch.setattr(ai_seats, "llm_complete", complete)
+        assert ai_seats.ai_act(seat_id=first_ai.id, outcome_id=outcome.id) is not None
+        return answer
+
+    monkeypatch.setattr(ai_seats, "llm_complete", meanwhile)
+    assert ai_seats.ai_act(seat_id=first_ai.id, outcome_id=outcome.id) is None
+    assert Liquid.objects.filter(seat=first_ai).count() == 1
+
+
 def test_an_all_ai_frame_moves_only_when_the_gm_advances(api, user, enqueued):
     frame = make_frame(user, open_seats=0)
     seats = list(frame.seats.order_by("position"))
