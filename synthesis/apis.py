@@ -200,9 +200,9 @@ class LiquidDetailApi(APIView):
     @extend_schema(request=LiquidEditSerializer, responses={200: LIQUID})
     def patch(self, request: Request, liquid_id: str) -> Response:
         """Revise a submitted intention (not once committed)."""
+        liquid, access = _liquid_for(request, liquid_id)  # an outsider learns nothing more
         data = LiquidEditSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        liquid, access = _liquid_for(request, liquid_id)
         liquid = liquid_services.liquid_edit(
             liquid=liquid, content=data.validated_data["content"], user=request.user
         )

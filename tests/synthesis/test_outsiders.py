@@ -215,3 +215,16 @@ async def test_an_outsiders_socket_is_refused_like_one_to_a_frame_that_does_not_
     refused = await closed_with(frame_socket(table.frame.id, client))
     assert refused == 4403  # refused for good: the client stops reconnecting
     assert await closed_with(frame_socket(uuid.uuid4(), client)) == refused
+
+
+@pytest.mark.parametrize(
+    ("name", "method"), [key for key, (_, _, body) in ENDPOINTS.items() if body is not None]
+)
+def test_an_outsider_with_a_bad_body_is_told_not_found_not_what_is_wrong_with_it(
+    user, other_api, name, method
+):
+    # Telling an outsider their body is invalid would tell them the route reached a frame.
+    table = Table(user)
+    template, _, _ = ENDPOINTS[(name, method)]
+    response = call(other_api, method, fill(template, table.ids), {"content": ["not", "text"]})
+    assert response.status_code == 404, response.content
