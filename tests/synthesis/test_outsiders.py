@@ -11,14 +11,13 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.urls import resolve
 
-from lmix.asgi import application
 from productions.models import Frame, Seat
 from synthesis import urls as synthesis_urls
 from synthesis.models import Liquid, Pass, TableTalk, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
-from tests.productions.conftest import session_cookie
 from tests.synthesis.conftest import Scene
+from tests.synthesis.test_frame_socket import frame_socket
 
 pytestmark = pytest.mark.django_db
 
@@ -189,15 +188,6 @@ def test_someone_who_knows_the_invite_code_but_took_no_seat_sees_nothing_of_the_
     )
     assert refused.status_code == 409
     assert other_api.get(f"/api/frames/{table.frame.id}").status_code == 404
-
-
-def frame_socket(frame_id, client) -> WebsocketCommunicator:
-    headers = [
-        (b"origin", b"http://localhost"),
-        (b"host", b"localhost"),
-        (b"cookie", session_cookie(client)),
-    ]
-    return WebsocketCommunicator(application, f"/ws/frames/{frame_id}/", headers=headers)
 
 
 async def closed_with(communicator: WebsocketCommunicator) -> int:
