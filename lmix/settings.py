@@ -282,6 +282,8 @@ SPECTACULAR_SETTINGS = {
 # LLM calls: seconds before a request is abandoned, and retries on 429/5xx/dropped connections.
 LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "60"))
 LLM_MAX_RETRIES = int(os.environ.get("LLM_MAX_RETRIES", "2"))
+# The answer budget of a structured call when neither its caller nor the model sets one.
+LLM_STRUCTURED_MAX_TOKENS = int(os.environ.get("LLM_STRUCTURED_MAX_TOKENS", "1024"))
 # Seconds between the offline narrator's streamed pieces, so its text visibly streams.
 LMIX_OFFLINE_STREAM_DELAY = float(os.environ.get("LMIX_OFFLINE_STREAM_DELAY", "0.04"))
 LLM_TEST_TIMEOUT_SECONDS = float(os.environ.get("LLM_TEST_TIMEOUT_SECONDS", "10"))

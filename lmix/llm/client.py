@@ -2,7 +2,7 @@
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from typing import Any
 
@@ -219,16 +219,35 @@ def llm_structured(
     overrides: dict | None = None,
     default: T | None = None,
     subject: str = "",
+    max_tokens: int | None = None,
+    check: Callable[[T], None] | None = None,
+    tries: list[dict] | None = None,
 ) -> T:
-    """An instance of `schema`; on output that will not validate, `default` if given."""
+    """An instance of `schema`; on output that will not validate, `default` if given.
+
+    Args:
+        max_tokens: the answer's budget (the model's `structured_max_tokens` wins; else
+            settings.LLM_STRUCTURED_MAX_TOKENS).
+        check: raises ValueError(why) when a schema-valid answer is still wrong; counted
+            like a validation failure (one repair with `why`, then LLMInvalidOutput).
+        tries: given, one dict per model call is appended: {"mode", "messages", "raw",
+            "error"}.
+    """
     usage = Usage()
+    budget = max_tokens or settings.LLM_STRUCTURED_MAX_TOKENS
     try:
         with _recorded(
             kind="structured", purpose=purpose, usage=usage, model=model, subject=subject
         ) as row:
-            config = call_config_for(model, overrides)
+            config = call_config_for(model, {"max_tokens": budget, **(overrides or {})})
             row["params"] = config.params
-            return provider_for(config.provider).structured(config, messages, schema, usage)
+            answer = provider_for(config.provider).structured(config, messages, schema, usage)
+            if check is not None:
+                try:
+                    check(answer)
+                except ValueError as error:
+                    raise LLMInvalidOutput(str(error).splitlines()[0][:200]) from None
+            return answer
     except LLMInvalidOutput:
         if default is None:
             raise
