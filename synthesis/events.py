@@ -122,16 +122,26 @@ def notify_narrative_done(narrative: Narrative) -> None:
         group_send_on_commit(group, event)
 
 
+# What a player reads of their own failed pass: the real reason may name the model's
+# endpoint or quote its answer, which are the GM's (the passes list shows them).
+PLAYER_PASS_ERROR = "The narrator could not resolve this moment; the GM can retry it."
+
+
 def pass_failed_audiences(pass_: Pass, *, seats: list[Seat]) -> Audiences:
     """Everyone sees that a character's pass failed (its liquid waits for a retry); the
-    reason only the GM and that seat's player."""
+    GM reads the reason, that seat's player a generic one, the others none."""
     public = {"type": "pass.failed", "pass": _pass_summary(pass_)}
-    with_reason = {**public, "pass": {**public["pass"], "error": pass_.error}}
-    audiences: Audiences = {gm_group(pass_.frame_id): with_reason}
+
+    def saying(error: str) -> dict[str, Any]:
+        return {**public, "pass": {**public["pass"], "error": error}}
+
+    audiences: Audiences = {gm_group(pass_.frame_id): saying(pass_.error)}
     for seat in seats:
         if seat.user_id is not None:
             mine = seat.pk == pass_.seat_id
-            audiences[seat_group(pass_.frame_id, seat.pk)] = with_reason if mine else public
+            audiences[seat_group(pass_.frame_id, seat.pk)] = (
+                saying(PLAYER_PASS_ERROR) if mine else public
+            )
     return audiences
 
 

@@ -173,6 +173,9 @@ class Pass(models.Model):
     )  # the medium pass's window
     interrupt = models.JSONField(default=dict, blank=True)  # {outcome, reason} for an interrupt
     messages = models.JSONField(default=list, blank=True)  # exactly what was sent, per call
+    # Every structured model call: the messages as the provider sent them, the raw answer,
+    # why it was refused ({step, attempt, mode, messages, raw, error}). The GM's only.
+    tries = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True, default="")
     lease_owner = models.CharField(max_length=200, blank=True, default="")
     heartbeat_at = models.DateTimeField(null=True, blank=True)

@@ -181,8 +181,10 @@ def spectator_view(frame: Frame) -> dict[str, Any]:
 
 
 def pass_list(*, frame: Frame) -> list[dict[str, Any]]:
-    """Every pass of the frame for its GM: what woke it, the exact messages sent, how it
-    ended, and the LLM calls it made (two queries)."""
+    """Every pass of the frame for its GM: what woke it, the exact messages sent, each
+    structured call's tries (what the provider was sent, the raw answer, why it was
+    refused), how it ended, and the LLM calls it made (two queries). Never a player's:
+    tries and errors may quote the model's answers and name its endpoint."""
     passes = list(Pass.objects.filter(frame=frame).order_by("created_at"))
     calls: dict[str, list[dict[str, Any]]] = {}
     for call in LLMCall.objects.filter(subject__in=[f"pass:{p.pk}" for p in passes]).order_by(
@@ -211,6 +213,7 @@ def pass_list(*, frame: Frame) -> list[dict[str, Any]]:
             "window": str(p.window_id) if p.window_id else None,
             "interrupt": p.interrupt or None,  # what interrupted it, if anything
             "messages": p.messages,
+            "tries": p.tries,
             "error": p.error,
             "attempts": p.attempts,
             "created_at": p.created_at.isoformat(),

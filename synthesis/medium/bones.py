@@ -12,15 +12,16 @@ busy frame cannot starve a pass. Either way each outcome is computed from every 
 import re
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from lmix.llm.base import LLMError, Message
+from lmix.llm.base import LLMError, LLMInvalidOutput, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
@@ -39,7 +40,7 @@ from .context import (
     gather,
     held_pass,
 )
-from .prompts import compile_bones
+from .prompts import bones_reply_tokens, compile_bones
 
 Result = Literal["success", "partial", "failure", "interrupted"]
 FACTS_MAX = 12
@@ -51,8 +52,12 @@ _ACTION_LINE = re.compile(
 
 
 class ResolvedAction(BaseModel):
+    # Strict: an answer of other keys is not an outcome (a model once answered
+    # {"INTERRUPTED": {...}}, which validated as an empty one).
+    model_config = ConfigDict(extra="forbid")
+
     seat: str = Field(description="The character's name, exactly as written in brackets.")
-    action: str = Field(default="", description="What anyone present saw them do.")
+    action: str = Field(description="What anyone present saw them do.")
     result: Result
 
     @field_validator("result", mode="before")
@@ -62,14 +67,19 @@ class ResolvedAction(BaseModel):
 
 
 class InterruptTarget(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     seat: str = Field(description="The interrupted character's name.")
     reason: str = Field(default="", description="One sentence: what they must react to.")
 
 
 class Bones(BaseModel):
-    """The outcome as the medium model answers it, before the rules are applied."""
+    """The outcome as the medium model answers it, before the rules are applied. Which
+    actions it must resolve depends on the moment: `bones_check` says."""
 
-    actions_resolved: list[ResolvedAction] = Field(default_factory=list)
+    model_config = ConfigDict(extra="forbid")
+
+    actions_resolved: list[ResolvedAction]
     world_facts: list[str] = Field(default_factory=list)
     interrupts: list[InterruptTarget] = Field(default_factory=list)
 
@@ -129,7 +139,8 @@ def bones_apply(bones: Bones, ctx: MediumContext) -> Draft:
     - actions only for seats whose committed liquid is being resolved (the acting one and
       same-pscale others): never a voluntary action for anyone else; at most one entry per
       such liquid, ordered canonically (commit time, then seat position);
-    - the acting character's action is always resolved (as it intended, if left out);
+    - an action the model left out stays unresolved here: `bones_check` refuses such an
+      answer before it gets here, so nothing is ever made up from the player's own text;
     - seats named as the model pleases (name, first name, id) become this frame's seat ids;
     - interrupts only when an interruptive action was resolved, only for other seats of
       this frame, once each;
@@ -158,9 +169,6 @@ def bones_apply(bones: Bones, ctx: MediumContext) -> Draft:
         text = flat(entry.action) or fallback(own)
         kept.append((order[seat_id], used[seat_id], _entry(seat_id, text, entry.result)))
     acting = ctx.seat.pk
-    if acting in order and not used[acting]:
-        for n, action in enumerate(per_seat[acting], 1):
-            kept.append((order[acting], n, _entry(acting, fallback(action), "success")))
     kept.sort(key=lambda item: item[:2])
     resolved_seats = {uuid.UUID(item[2]["seat"]) for item in kept}
     interruptive = any(a.interruptive for a in ctx.to_resolve if a.seat_id in resolved_seats)
@@ -182,6 +190,57 @@ def bones_apply(bones: Bones, ctx: MediumContext) -> Draft:
         witnesses=[str(pk) for pk in present + sorted(involved - set(present), key=str)],
         liquid_ids=[str(a.liquid_id) for a in ctx.to_resolve if a.seat_id in resolved_seats],
     )
+
+
+def bones_check(ctx: MediumContext) -> Callable[[Bones], None]:
+    """What makes a schema-valid answer right in this moment (`llm_structured`'s `check`):
+    one entry per action to resolve, naming its character (as `seat_lookup` reads names),
+    a failed action being an entry with result "failure"; no entry for a character with
+    nothing to resolve here. The refusal names exactly whom it expected: the model is
+    asked once more with it, and it is the pass's reason if that answer is wrong too."""
+    lookup = seat_lookup(ctx)
+    wanted = Counter(action.seat_id for action in ctx.to_resolve)
+    names = [ctx.labels[seat_id] for seat_id in wanted]  # in canonical order
+
+    def check(bones: Bones) -> None:
+        got: Counter = Counter()
+        strangers: list[str] = []
+        for entry in bones.actions_resolved:
+            seat_id = lookup.get(_key(entry.seat))
+            if seat_id in wanted:
+                got[seat_id] += 1
+            else:
+                strangers.append(flat(entry.seat, 80) or '""')
+        missing = [ctx.labels[s] for s, n in wanted.items() if got[s] < n]
+        if not missing and not strangers:
+            return
+        problems = []
+        if missing:
+            problems.append(f"missing {_names(missing)}")
+        if strangers:
+            problems.append(f"named {_names(strangers)}, who did not act here")
+        expected = ", ".join(
+            f"{name} ({wanted[seat_id]} actions)" if wanted[seat_id] > 1 else name
+            for seat_id, name in zip(wanted, names, strict=True)
+        )
+        # What went wrong first: a short summary of a refusal keeps its first words.
+        raise ValueError(
+            f"The answer did not resolve the committed actions: expected {expected}; "
+            f"{'; '.join(problems)}. Give actions_resolved one entry per expected action "
+            f'(seat: that name exactly; result "failure" for an action that fails).'
+        )
+
+    return check
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(dict.fromkeys(names))
+
+
+def bones_max_tokens(ctx: MediumContext) -> int:
+    """The bones answer's budget: its frame, world facts and interrupts, and one entry per
+    action to resolve; never more than the prompt keeps free for it."""
+    return bones_reply_tokens(len(ctx.to_resolve))
 
 
 def _entry(seat_id: uuid.UUID, action: str, result: str) -> dict:
@@ -258,16 +317,48 @@ def record_messages(pass_: Pass, lease: PassLease, step: str, messages: list[Mes
     pass_.messages = [*pass_.messages, entry]
 
 
+def record_tries(pass_: Pass, lease: PassLease, step: str, tries: list[dict]) -> None:
+    """Keep every model call of a step on the pass (`llm_structured`'s `tries`: what was
+    sent, the schema instruction included, the raw answer, why it was refused) for the GM.
+    Lease-checked like `record_messages`."""
+    if not tries:
+        return
+    entries = [{"step": step, "attempt": lease.attempts, **one} for one in tries]
+    if not HELD_PASS.update(("tries",), **lease.held, tries=[*pass_.tries, *entries]):
+        raise LeaseLost()
+    pass_.tries = [*pass_.tries, *entries]
+
+
+def refused_reason(error: LLMInvalidOutput, tries: list[dict[str, Any]]) -> str:
+    """The pass's reason when the model's answers were refused: why the last one was, and
+    what it answered (the GM's to read; players get a generic reason)."""
+    last = next((t for t in reversed(tries) if t.get("error")), None)
+    if last is None:
+        return str(error)
+    raw = flat(last.get("raw") or "", 300)
+    answered = f"It answered: {raw}" if raw else "Its answer was empty."
+    return f"{flat(last['error'], 600)} ({len(tries)} tries.) {answered}"
+
+
 def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
     messages = compile_bones(ctx, model)
     record_messages(ctx.pass_, lease, "bones", messages)
-    return llm_structured(
-        model=model,
-        messages=messages,
-        schema=Bones,
-        purpose="synthesis.bones",
-        subject=f"pass:{ctx.pass_.pk}",
-    )
+    tries: list[dict[str, Any]] = []
+    try:
+        return llm_structured(
+            model=model,
+            messages=messages,
+            schema=Bones,
+            purpose="synthesis.bones",
+            subject=f"pass:{ctx.pass_.pk}",
+            max_tokens=bones_max_tokens(ctx),
+            check=bones_check(ctx),
+            tries=tries,
+        )
+    except LLMInvalidOutput as error:
+        raise LLMInvalidOutput(refused_reason(error, tries)) from error
+    finally:
+        record_tries(ctx.pass_, lease, "bones", tries)
 
 
 def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:

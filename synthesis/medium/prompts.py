@@ -28,7 +28,10 @@ from .context import Action, MediumContext, flat
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "synthesis"
 USER_PART = "=== USER ==="
 NONE = "(none)"
-BONES_REPLY_TOKENS = 1024
+BONES_REPLY_TOKENS = 1024  # the most a bones answer may take, however many actions
+# A bones answer's budget: its braces, facts and interrupts, then one entry per action.
+BONES_BASE_TOKENS = 200
+BONES_ACTION_TOKENS = 150
 # Words a narrative aims at by pscale (−3 ≈ a second … +1 ≈ an hour; +2 like +1).
 WORD_BUDGETS = {-3: 10, -2: 30, -1: 100, 0: 300, 1: 1000, 2: 1000}
 
@@ -47,6 +50,11 @@ def word_budget(pscale: int) -> int:
 def reply_cap(pscale: int) -> int:
     """The most tokens a narrative of this pscale may stream."""
     return word_budget(pscale) * 2
+
+
+def bones_reply_tokens(actions: int) -> int:
+    """The tokens a bones answer resolving `actions` actions may take (its `max_tokens`)."""
+    return min(BONES_BASE_TOKENS + BONES_ACTION_TOKENS * max(actions, 1), BONES_REPLY_TOKENS)
 
 
 def action_line(number: int, action: Action) -> str:
@@ -121,7 +129,7 @@ def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
         },
         drop_order=("outcomes", "pending"),
         model=model,
-        reply=BONES_REPLY_TOKENS,
+        reply=bones_reply_tokens(len(ctx.to_resolve)),
     )
 
 

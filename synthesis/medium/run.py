@@ -297,7 +297,7 @@ def passes_sweep(
             _enqueue(pass_id)
             counts["requeued"] += 1
     before = now - timedelta(seconds=lapsed_after)
-    for pass_ in LAPSED_PASSES.rows_in(Pass.objects.defer("messages"), before=before):
+    for pass_ in LAPSED_PASSES.rows_in(Pass.objects.defer("messages", "tries"), before=before):
         result = pass_lease_lapsed(pass_=pass_)
         if result:
             counts[result] += 1

@@ -18,6 +18,7 @@ from productions.models import Frame, Seat
 from productions.selectors import FrameAccess, frame_access
 from synthesis.consumers import SpectatorConsumer
 from synthesis.events import (
+    PLAYER_PASS_ERROR,
     narrative_groups,
     notify_liquid,
     notify_narrative_done,
@@ -170,7 +171,7 @@ def test_liquid_events_reach_each_reader_once_with_text_only_for_those_who_may_r
     assert "MARKER" not in str(hidden) and "REFINED" not in str(hidden)
 
 
-def test_a_failed_pass_is_seen_by_everyone_and_its_reason_by_the_gm_and_its_player_only(
+def test_a_failed_pass_is_seen_by_everyone_its_reason_by_the_gm_and_a_generic_one_by_its_player(
     scene, published, django_capture_on_commit_callbacks
 ):
     g = names(scene.frame)
@@ -189,7 +190,8 @@ def test_a_failed_pass_is_seen_by_everyone_and_its_reason_by_the_gm_and_its_play
         assert body["type"] == "pass.failed"
         assert body["pass"]["id"] == str(pass_.id) and body["pass"]["status"] == "failed"
     assert audiences[g.gm]["pass"]["error"] == "THE-REASON"
-    assert audiences[g.seat(scene.alice)]["pass"]["error"] == "THE-REASON"
+    assert audiences[g.seat(scene.alice)]["pass"]["error"] == PLAYER_PASS_ERROR
+    assert "THE-REASON" not in str(audiences[g.seat(scene.alice)])
     assert "error" not in audiences[g.seat(scene.bob)]["pass"]
     assert "THE-REASON" not in str(audiences[g.seat(scene.bob)])
 
