@@ -13,9 +13,6 @@ from rest_framework.views import APIView
 from productions.prompt_template import PLACEHOLDERS, default_template
 
 from . import services
-from .errors import ApplicationError
-from .llm.base import LLMEndpointRefused
-from .llm.client import llm_test
 from .llm.params import SAMPLER_PRESETS
 from .lore_services import lore_entry_save
 from .models import Affiliation, Assistant, LLMModel, LoreEntry, Persona, Scenario, World
@@ -185,7 +182,10 @@ class LLMModelViewSet(OwnedViewSet):
     @extend_schema(
         request=LLMModelSerializer,
         responses={201: LLMModelSerializer},
-        description="Add one model, or an array of models (all or nothing, errors per item).",
+        description="Add one model, or an array of models (all or nothing, errors per item). "
+        "An array refuses a model its owner already has (same endpoint, model id and key), "
+        "naming it; one at a time, the same model may be added again under another name. "
+        "A model whose config sets no `context_size` gets the one its server reports.",
     )
     def create(self, request: Request, *args, **kwargs) -> Response:
         many = isinstance(request.data, list)
@@ -196,7 +196,7 @@ class LLMModelViewSet(OwnedViewSet):
             raise ValidationError(_errors_per_item(serializer.errors, len(request.data)))
         serializer.is_valid(raise_exception=True)
         items = serializer.validated_data if many else [serializer.validated_data]
-        created = services.models_create(owner=request.user, items=items)
+        created = services.models_create(owner=request.user, items=items, refuse_duplicates=many)
         output = LLMModelSerializer(created if many else created[0], many=many)
         return Response(output.data, status=status.HTTP_201_CREATED)
 
@@ -214,37 +214,24 @@ class LLMModelViewSet(OwnedViewSet):
     @extend_schema(request=ModelTestSerializer, responses=ModelTestResultSerializer)
     @action(detail=False, methods=["post"], url_path="test")
     def test(self, request: Request) -> Response:
-        """A real round trip to the provider (list models, or a one-token completion).
-        An endpoint outside LMIX_LLM_ALLOWED_NETWORKS is a 400 that says why."""
+        """A real round trip to the provider (list models, or a one-token completion), and
+        the model's context size as its server reports it (a saved model keeps it unless
+        its owner typed one). An endpoint outside LMIX_LLM_ALLOWED_NETWORKS is a 400 that
+        says why."""
         data = ModelTestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         params = dict(data.validated_data)
+        model = None
         if params.get("id"):
             model = self.get_queryset().filter(pk=params["id"]).first()
             if model is None:
                 return Response({"detail": "No such model."}, status=status.HTTP_404_NOT_FOUND)
-            params = {
-                "provider": model.provider,
-                "endpoint": model.api_endpoint,
-                "api_key": model.api_key,
-                "model_id": model.model_id,
-            }
-        else:
-            services.endpoint_check(api_endpoint=params["api_endpoint"])
-            fields = services.model_fields_prepare(
-                api_endpoint=params["api_endpoint"],
-                model_id=params.get("model_id", "") or "x",
-                provider=params.get("provider", ""),
-            )
-            params = {
-                "provider": fields["provider"],
-                "endpoint": fields["api_endpoint"],
-                "api_key": params.get("api_key", ""),
-                "model_id": params.get("model_id", ""),
-            }
-        try:
-            return Response(llm_test(**params, owner=request.user))
-        except LLMEndpointRefused as refused:
-            # A refused address is never connected to: a 400, so the test probes no inner network.
-            reason = str(refused)
-            raise ApplicationError(reason, details={"api_endpoint": [reason]}) from None
+        result = services.model_test(
+            owner=request.user,
+            model=model,
+            api_endpoint=params.get("api_endpoint", ""),
+            api_key=params.get("api_key", ""),
+            model_id=params.get("model_id", ""),
+            provider=params.get("provider", ""),
+        )
+        return Response(ModelTestResultSerializer(result).data)

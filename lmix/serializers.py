@@ -10,6 +10,7 @@ from rest_framework.relations import PKOnlyObject
 
 from productions.prompt_template import TEMPLATE_MAX, template_problems
 
+from .llm.discovery import context_size_unknown
 from .llm.params import validate_params
 from .models import (
     TEXT_MAX,
@@ -93,6 +94,10 @@ class LLMModelSerializer(serializers.ModelSerializer):
         "calls fail until the key is entered again.",
     )
     config = serializers.JSONField(required=False, validators=[validate_model_params])
+    context_size_unknown = serializers.SerializerMethodField(
+        help_text="A local server that did not report the model's context size, and none "
+        "is set: enter it as config.context_size (prompts otherwise assume 8,192 tokens)."
+    )
 
     class Meta:
         model = LLMModel
@@ -106,12 +111,17 @@ class LLMModelSerializer(serializers.ModelSerializer):
             "key_unreadable",
             "model_id",
             "config",
+            "context_size_unknown",
             "is_default",
             "created_at",
             "updated_at",
         ]
         read_only_fields = OWNED_READ_ONLY
         validators: list = []  # duplicates are the service's rule, reported per item
+
+    def get_context_size_unknown(self, model: LLMModel) -> bool:
+        config = model.config if isinstance(model.config, dict) else {}
+        return context_size_unknown(model.provider) and not config.get("context_size")
 
     def validate_api_endpoint(self, value: str) -> str:
         value = value.strip()
@@ -157,6 +167,16 @@ class ModelTestResultSerializer(serializers.Serializer):
     latency_ms = serializers.IntegerField()
     models = serializers.ListField(child=serializers.CharField(), required=False)
     error = serializers.CharField(required=False)
+    context_size = serializers.IntegerField(
+        allow_null=True,
+        help_text="The model's context size as its server reports it (or a hosted model's "
+        "known one); null when unknown.",
+    )
+    context_size_hint = serializers.CharField(
+        required=False,
+        help_text="Present when a local server was reached but did not report its context "
+        "size: the form asks for it.",
+    )
 
 
 class WorldSerializer(serializers.ModelSerializer):

@@ -13,8 +13,12 @@ from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
+from .crypto import UnreadableSecret
 from .errors import ApplicationError
-from .llm.endpoints import infer_provider, model_display_name, normalize_endpoint
+from .llm.base import LLMEndpointRefused
+from .llm.client import llm_test
+from .llm.discovery import context_size_unknown, context_sizes_discover
+from .llm.endpoints import api_base, infer_provider, model_display_name, normalize_endpoint
 from .llm.network_policy import endpoint_refusal
 from .models import (
     NAME_MAX,
@@ -74,18 +78,61 @@ def _make_only_default(model: LLMModel) -> None:
     )
 
 
-@transaction.atomic
-def models_create(*, owner: AbstractBaseUser, items: Iterable[dict[str, Any]]) -> list[LLMModel]:
+def models_create(
+    *, owner: AbstractBaseUser, items: Iterable[dict[str, Any]], refuse_duplicates: bool = False
+) -> list[LLMModel]:
     """Add one or more models, all or nothing; at most one of them may become the default.
+    A model whose config sets no context size gets the one its server reports
+    (lmix/llm/discovery.py), marked `context_size_discovered`.
 
     Args:
         items: validated fields (api_endpoint, model_id, name?, provider?, api_key?, config?,
             is_default?).
+        refuse_duplicates: refuse an item whose endpoint, model id and key the owner already
+            has (or that the batch repeats): a bulk add's rule. One at a time, the same model
+            may be added again with other settings, under another name.
     Raises:
-        ApplicationError: an endpoint is refused by the endpoint policy, or the batch names
-            a chosen name twice (or one the owner already uses) or several defaults.
+        ApplicationError: an endpoint is refused by the endpoint policy, an item is a
+            duplicate, or the batch names a chosen name twice (or one the owner already uses)
+            or several defaults.
     """
     items = list(items)
+    # Checked before the servers are asked (a refused batch asks nobody) and again with the
+    # rows written, in one transaction: the network is not waited for inside it.
+    prepared = _models_prepare(owner=owner, items=items, refuse_duplicates=refuse_duplicates)
+    sizes = context_sizes_discover(
+        (fields["provider"], fields["api_endpoint"], item.get("api_key") or "", fields["model_id"])
+        for item, fields in prepared
+        if not (item.get("config") or {}).get("context_size")
+    )
+    with transaction.atomic():
+        prepared = _models_prepare(owner=owner, items=items, refuse_duplicates=refuse_duplicates)
+        found = iter(sizes)
+        created = []
+        for item, fields in prepared:
+            config = dict(item.get("config") or {})
+            if not config.get("context_size"):
+                config.pop("context_size_discovered", None)
+                size = next(found)
+                if size:
+                    config.update(context_size=size, context_size_discovered=True)
+            model = LLMModel(owner=owner, config=config, is_default=False, **fields)
+            model.api_key = item.get("api_key") or ""
+            model.save()
+            if item.get("is_default"):
+                model_set_default(model=model)
+            created.append(model)
+    return created
+
+
+def _models_prepare(
+    *, owner: AbstractBaseUser, items: list[dict[str, Any]], refuse_duplicates: bool
+) -> list[tuple[dict[str, Any], dict[str, str]]]:
+    """Each item with its prepared fields (normalised endpoint, provider, a name it may have).
+
+    Raises:
+        ApplicationError: as `models_create` says.
+    """
     _reject_refused_endpoints([item["api_endpoint"] for item in items])
     prepared = []
     for item in items:
@@ -96,22 +143,64 @@ def models_create(*, owner: AbstractBaseUser, items: Iterable[dict[str, Any]]) -
             provider=item.get("provider", ""),
         )
         prepared.append((item, fields))
+    if refuse_duplicates:
+        _reject_duplicates(owner=owner, prepared=prepared)
     _settle_names(
         owner=owner,
         items=[(fields, bool(item.get("name", "").strip())) for item, fields in prepared],
     )
     if sum(1 for item, _ in prepared if item.get("is_default")) > 1:
         raise ApplicationError("Only one model can be the default.")
+    return prepared
 
-    created = []
+
+def _same_model(provider: str, endpoint: str, model_id: str) -> tuple[str, str]:
+    """What makes two models the same: the URL called (an Ollama root and its /v1 are one
+    server; the host in any case) and the model id."""
+    base = api_base(provider, endpoint)
+    parts = urlsplit(base)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path}", model_id
+
+
+def _stored_key(model: LLMModel) -> str | None:
+    try:
+        return model.api_key
+    except UnreadableSecret:
+        return None  # equal to no key anyone sends
+
+
+def _reject_duplicates(
+    *, owner: AbstractBaseUser, prepared: list[tuple[dict[str, Any], dict[str, str]]]
+) -> None:
+    """Refuse items whose endpoint, model id and key the owner already has, or that the
+    batch repeats, naming the model they duplicate (one error dict per item).
+
+    Raises:
+        ApplicationError: under `model_id`, "Already added as “<name>”."
+    """
+    model_ids = {fields["model_id"] for _, fields in prepared}
+    existing: dict[tuple[str, str], list[LLMModel]] = {}
+    # Only the owner's own rows: their keys are the only ones compared (decrypted here).
+    for row in LLMModel.objects.filter(owner=owner, model_id__in=model_ids).order_by("created_at"):
+        existing.setdefault(_same_model(row.provider, row.api_endpoint, row.model_id), []).append(
+            row
+        )
+    seen: set[tuple[str, str, str]] = set()
+    errors: list[dict[str, list[str]]] = []
     for item, fields in prepared:
-        model = LLMModel(owner=owner, config=item.get("config") or {}, is_default=False, **fields)
-        model.api_key = item.get("api_key") or ""
-        model.save()
-        if item.get("is_default"):
-            model_set_default(model=model)
-        created.append(model)
-    return created
+        same = _same_model(fields["provider"], fields["api_endpoint"], fields["model_id"])
+        api_key = item.get("api_key") or ""
+        twin = next((row for row in existing.get(same, []) if _stored_key(row) == api_key), None)
+        if twin is not None:
+            errors.append({"model_id": [f"Already added as “{twin.name}”."]})
+        elif (*same, api_key) in seen:
+            errors.append({"model_id": ["This model appears twice in this request."]})
+        else:
+            errors.append({})
+        seen.add((*same, api_key))
+    if any(errors):
+        first = next(error for error in errors if error)["model_id"][0]
+        raise ApplicationError(first, details=errors if len(prepared) > 1 else errors[0])
 
 
 def _settle_names(
@@ -150,34 +239,83 @@ def _settle_names(
         raise ApplicationError(first, details=errors if len(items) > 1 else errors[0])
 
 
-@transaction.atomic
 def model_update(*, model: LLMModel, data: dict[str, Any]) -> LLMModel:
     """Change a model. An absent or empty api_key keeps the stored key; None clears it, and
     so does a move to another host unless a new key comes with it. A new endpoint must be
-    allowed by the endpoint policy (an unchanged one is judged when it is called)."""
+    allowed by the endpoint policy (an unchanged one is judged when it is called).
+
+    A model moved to another provider, endpoint or model id is probed again: what its old
+    server took (`config.structured_mode`) is forgotten unless the same edit chooses another
+    mode, and a context size its server reported (not one typed) is discovered again.
+    """
     if "api_endpoint" in data:
         endpoint_check(api_endpoint=data["api_endpoint"])
-    endpoint = data.get("api_endpoint", model.api_endpoint)
-    model_id = data.get("model_id", model.model_id)
     fields = model_fields_prepare(
-        api_endpoint=endpoint,
-        model_id=model_id,
+        api_endpoint=data.get("api_endpoint", model.api_endpoint),
+        model_id=data.get("model_id", model.model_id),
         name=data.get("name", model.name),
         provider=data.get("provider", "" if "api_endpoint" in data else model.provider),
     )
-    chosen = bool(str(data.get("name", model.name)).strip())
-    _settle_names(owner=model.owner, items=[(fields, chosen)], exclude_pk=model.pk)
-    previous_endpoint = model.api_endpoint
-    for attr, value in fields.items():
-        setattr(model, attr, value)
-    if "config" in data:
-        model.config = data["config"] or {}
+    moved = _origin(fields["api_endpoint"]) != _origin(model.api_endpoint)
     api_key = data.get("api_key", _UNSET)
-    moved = _origin(fields["api_endpoint"]) != _origin(previous_endpoint)
     if api_key is None or (moved and api_key in (_UNSET, "")):
         # A key is only ever sent where it was given for: moving the endpoint drops it.
-        model.api_key = ""
-    elif api_key is not _UNSET and api_key != "":
+        api_key = ""
+    elif api_key in (_UNSET, ""):
+        api_key = _UNSET  # kept
+    config = _config_edited(model=model, data=data, fields=fields)
+    if not config.get("context_size") and _moved_model(model=model, fields=fields):
+        key = (_stored_key(model) or "") if api_key is _UNSET else api_key
+        (size,) = context_sizes_discover(
+            [(fields["provider"], fields["api_endpoint"], key, fields["model_id"])]
+        )
+        if size:
+            config.update(context_size=size, context_size_discovered=True)
+    return _model_save(model=model, data=data, fields=fields, config=config, api_key=api_key)
+
+
+def _moved_model(*, model: LLMModel, fields: dict[str, str]) -> bool:
+    """Whether an edit changes what a model's probes depend on: provider, endpoint, model id."""
+    before = (model.provider, normalize_endpoint(model.api_endpoint), model.model_id.strip())
+    return (fields["provider"], fields["api_endpoint"], fields["model_id"]) != before
+
+
+def _config_edited(
+    *, model: LLMModel, data: dict[str, Any], fields: dict[str, str]
+) -> dict[str, Any]:
+    """The model's config after an edit (see `model_update`): a context size that changed was
+    typed by its owner; a move forgets what the old server was found to take."""
+    before = model.config if isinstance(model.config, dict) else {}
+    config = dict((data["config"] or {}) if "config" in data else before)
+    if config.get("context_size") != before.get("context_size"):
+        config.pop("context_size_discovered", None)
+    if _moved_model(model=model, fields=fields):
+        # A form sends the config back as it got it: the same mode is the old server's.
+        if config.get("structured_mode") == before.get("structured_mode"):
+            config.pop("structured_mode", None)
+        if config.get("context_size_discovered"):
+            config.pop("context_size", None)
+            config.pop("context_size_discovered", None)
+    if not config.get("context_size"):
+        config.pop("context_size_discovered", None)
+    return config
+
+
+@transaction.atomic
+def _model_save(
+    *,
+    model: LLMModel,
+    data: dict[str, Any],
+    fields: dict[str, str],
+    config: dict[str, Any],
+    api_key: Any,
+) -> LLMModel:
+    chosen = bool(str(data.get("name", model.name)).strip())
+    _settle_names(owner=model.owner, items=[(fields, chosen)], exclude_pk=model.pk)
+    for attr, value in fields.items():
+        setattr(model, attr, value)
+    model.config = config
+    if api_key is not _UNSET:
         model.api_key = api_key
     model.save()
     if data.get("is_default"):
@@ -186,6 +324,81 @@ def model_update(*, model: LLMModel, data: dict[str, Any]) -> LLMModel:
         model.is_default = False
         model.save(update_fields=["is_default"])
     return model
+
+
+def model_test(
+    *,
+    owner: AbstractBaseUser,
+    model: LLMModel | None = None,
+    api_endpoint: str = "",
+    api_key: str = "",
+    model_id: str = "",
+    provider: str = "",
+) -> dict[str, Any]:
+    """Test a connection (a saved model, or what a form holds) and discover the model's
+    context size. A saved model without a typed size keeps the discovered one.
+
+    Returns:
+        llm_test's answer, with `context_size` (None when unknown) and, when a local server
+        reached did not report it, `context_size_hint` (what to do, for the form).
+    Raises:
+        ApplicationError: the endpoint is outside LMIX_LLM_ALLOWED_NETWORKS (under
+            `api_endpoint`); a refused address is never connected to.
+        UnreadableSecret: the saved model's key no longer decrypts (a 400 asking for it).
+    """
+    if model is not None:
+        target = {
+            "provider": model.provider,
+            "endpoint": model.api_endpoint,
+            # An unreadable key is a 400 asking for it again: no provider is called.
+            "api_key": model.api_key,
+            "model_id": model.model_id,
+        }
+    else:
+        endpoint_check(api_endpoint=api_endpoint)
+        fields = model_fields_prepare(
+            api_endpoint=api_endpoint, model_id=model_id or "x", provider=provider
+        )
+        target = {
+            "provider": fields["provider"],
+            "endpoint": fields["api_endpoint"],
+            "api_key": api_key,
+            "model_id": model_id.strip(),
+        }
+    try:
+        result = llm_test(**target, owner=owner)
+    except LLMEndpointRefused as refused:
+        reason = str(refused)
+        raise ApplicationError(reason, details={"api_endpoint": [reason]}) from None
+    size = None
+    if result.get("ok"):
+        (size,) = context_sizes_discover(
+            [(target["provider"], target["endpoint"], target["api_key"], target["model_id"])]
+        )
+        if size is None and context_size_unknown(target["provider"]):
+            result["context_size_hint"] = (
+                "The server did not report its context size; enter it (Context size)."
+            )
+    result["context_size"] = size
+    if model is not None and size:
+        _context_size_store(model=model, size=size)
+    return result
+
+
+@transaction.atomic
+def _context_size_store(*, model: LLMModel, size: int) -> None:
+    """Store a discovered context size on a model whose owner typed none (read afresh and
+    locked: a concurrent call may be writing its structured mode)."""
+    fresh = LLMModel.objects.select_for_update().filter(pk=model.pk).first()
+    if fresh is None:
+        return
+    config = dict(fresh.config) if isinstance(fresh.config, dict) else {}
+    if config.get("context_size") and not config.get("context_size_discovered"):
+        return  # typed by its owner
+    config.update(context_size=size, context_size_discovered=True)
+    fresh.config = config
+    fresh.save(update_fields=["config", "updated_at"])
+    model.config = config
 
 
 @transaction.atomic

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 # Strict: a JSON `true` or `"0.7"` is a mistake in the form, not a value to coerce.
 Penalty = Annotated[float, Field(ge=-2, le=2)]
 # Settings the prompt builder reads and no provider is sent.
-PROMPT_ONLY = frozenset({"context_size"})
+PROMPT_ONLY = frozenset({"context_size_discovered", "context_size"})
 MIN_CONTEXT_SIZE = 512
 MAX_CONTEXT_SIZE = 2_000_000
 
@@ -32,6 +32,9 @@ class ModelParams(BaseModel):
         | None
     ) = None
     context_size: Annotated[int, Field(ge=MIN_CONTEXT_SIZE, le=MAX_CONTEXT_SIZE)] | None = None
+    # Set when `context_size` was reported by the server (lmix/llm/discovery.py), not typed:
+    # a discovered size is discovered again when the model moves to another server or id.
+    context_size_discovered: bool | None = None
 
 
 # Starting points, not modes: choosing one fills in these values, which stay editable. Only

@@ -132,8 +132,13 @@ def _family_key(model_id: str) -> str:
     return re.sub(r"[-_\s]", "", model_id.strip().lower().rsplit("/", 1)[-1])
 
 
-def context_window(model_id: str) -> int:
-    """The context window of a known model family, else a conservative default."""
+def known_context_window(model_id: str) -> int | None:
+    """The context window of a known model family, else None."""
     key = _family_key(model_id)
     matches = [prefix for prefix in _WINDOWS if key.startswith(prefix)]
-    return _WINDOWS[max(matches, key=len)] if matches else DEFAULT_CONTEXT_WINDOW
+    return _WINDOWS[max(matches, key=len)] if matches else None
+
+
+def context_window(model_id: str) -> int:
+    """The context window of a known model family, else a conservative default."""
+    return known_context_window(model_id) or DEFAULT_CONTEXT_WINDOW

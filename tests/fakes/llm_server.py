@@ -90,6 +90,9 @@ class FakeLLMServer:
     ) -> None:
         self.default_text = default_text
         self.models = list(models)
+        # The context size GET /props (llama.cpp) and POST /api/show (Ollama) report; None:
+        # those routes are 404, as on servers that have neither.
+        self.context_size: int | None = None
         # Consulted when nothing is queued: return a Reply, or None for the default.
         self.responder: Callable[[RecordedRequest], Reply | None] | None = None
         self.requests: list[RecordedRequest] = []
@@ -263,6 +266,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply.status, _error_body(reply.status, request, anthropic), reply.headers)
         elif path.endswith("/models") and request.method == "GET":
             self._send(200, _models_body(self.server.fake.models), reply.headers)
+        elif path == "/props" and request.method == "GET" and self.server.fake.context_size:
+            self._send(200, _props_body(self.server.fake.context_size), reply.headers)
+        elif path == "/api/show" and request.method == "POST" and self.server.fake.context_size:
+            self._send(200, _show_body(self.server.fake.context_size, request), reply.headers)
         elif path.endswith("/chat/completions") and request.method == "POST":
             self._openai(request, reply)
         elif path.endswith("/messages") and request.method == "POST":
@@ -438,6 +445,27 @@ def _models_body(models: list[str]) -> dict[str, Any]:
         "has_more": False,
         "first_id": models[0] if models else None,
         "last_id": models[-1] if models else None,
+    }
+
+
+def _props_body(context_size: int) -> dict[str, Any]:
+    # llama.cpp's server: its slots' settings, the context size among them.
+    return {
+        "default_generation_settings": {"n_ctx": context_size, "temperature": 0.8},
+        "total_slots": 1,
+        "chat_template": "",
+    }
+
+
+def _show_body(context_size: int, request: RecordedRequest) -> dict[str, Any]:
+    # Ollama's model details: the trained window per architecture, and no num_ctx set.
+    body = request.body if isinstance(request.body, dict) else {}
+    return {
+        "modelfile": f"FROM {body.get('model', 'fake')}",
+        "parameters": 'stop "<|im_end|>"',
+        "template": "{{ .Prompt }}",
+        "details": {"family": "llama", "format": "gguf"},
+        "model_info": {"general.architecture": "llama", "llama.context_length": context_size},
     }
 
 

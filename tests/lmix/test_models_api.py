@@ -91,7 +91,7 @@ def test_bulk_add_is_all_or_nothing_with_errors_per_item(api, user):
         "/api/models",
         [
             {"api_endpoint": "http://localhost:1234/v1", "model_id": "fresh", "name": "Twin"},
-            {"api_endpoint": "http://localhost:1234/v1", "model_id": "taken", "name": "Twin"},
+            {"api_endpoint": "http://localhost:1234/v1", "model_id": "other", "name": "Twin"},
         ],
         format="json",
     )
