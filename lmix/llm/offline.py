@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.conf import settings
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from .base import CallConfig, Completion, LLMInvalidOutput, Message, T, Usage
+from .base import CallConfig, Completion, LLMInvalidOutput, Message, StructuredMode, T, Usage
 from .tokens import estimate_usage
 
 X = TypeVar("X")
@@ -690,6 +690,9 @@ def _attempt(who: str, text: str) -> str | None:
 class OfflineNarrator:
     """Registered like any adapter; never touches the network."""
 
+    # It reads the schema itself: no instruction, nothing to negotiate.
+    structured_modes: tuple[StructuredMode, ...] = ("native",)
+
     def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
         prompt = Prompt.read(messages, config.variant)
         scene = Scene.read(messages)
@@ -708,13 +711,19 @@ class OfflineNarrator:
         usage.completion_tokens = answer.usage.completion_tokens
 
     def structured(
-        self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
-    ) -> T:
+        self,
+        config: CallConfig,
+        messages: list[Message],
+        schema: type[BaseModel],
+        usage: Usage,
+        mode: StructuredMode = "native",
+    ) -> str:
         for result in self._answers(config, messages, schema):
-            answer = estimate_usage(messages, result.model_dump_json())
+            text = result.model_dump_json()
+            answer = estimate_usage(messages, text)
             usage.prompt_tokens += answer.prompt_tokens
             usage.completion_tokens += answer.completion_tokens
-            return result
+            return text
         raise LLMInvalidOutput()
 
     def _answers(self, config: CallConfig, messages: list[Message], schema: type[T]) -> Iterator[T]:

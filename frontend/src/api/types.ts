@@ -494,7 +494,10 @@ export interface SeatUpdateInput {
 export type PassKind = 'soft' | 'medium'
 export type PassStatus = 'pending' | 'running' | 'done' | 'failed'
 
-/** A pass as `pass.failed` announces it; `error` only for the GM and the seat's player. */
+/**
+ * A pass as `pass.failed` announces it: `error` is the reason for the GM, a generic one for
+ * the seat's player (never the model's endpoint or answer), absent for everyone else.
+ */
 export interface PassSummary {
   id: Uuid
   seat: Uuid
@@ -515,7 +518,28 @@ export interface LLMCallInfo {
   finished_at: string | null
 }
 
-/** GET /api/frames/{id}/passes (GM): a pass with the exact messages sent and its LLM calls. */
+/** What one step of a pass (`bones`, `flesh`, ...) was compiled to send, before sending. */
+export interface PassStepMessages {
+  step: string
+  /** The pass's run (absent on a soft pass, which runs once). */
+  attempt?: number
+  messages: DirectiveMessage[]
+}
+
+/**
+ * One model call of a structured step: exactly what the provider was sent (with any schema
+ * instruction its adapter added), its raw answer, and why it was refused ('' when accepted).
+ */
+export interface PassTry {
+  step: string
+  attempt: number
+  mode?: string
+  messages: DirectiveMessage[]
+  raw: string
+  error: string
+}
+
+/** GET /api/frames/{id}/passes (GM): a pass with the exact messages sent, its tries and its LLM calls. */
 export interface PassInfo {
   id: Uuid
   seat: Uuid
@@ -525,7 +549,8 @@ export interface PassInfo {
   liquid: Uuid | null
   window: Uuid | null
   interrupt: { outcome: Uuid; reason: string } | null
-  messages: DirectiveMessage[]
+  messages: PassStepMessages[]
+  tries: PassTry[]
   error: string
   attempts: number
   created_at: string

@@ -279,11 +279,27 @@ describe('what a player reads', () => {
     ])
     expect(seatFailure(s, SEATS.alice)).toEqual({ error: 'Model unreachable.' })
     expect(playerNotices(s, { accessEnded: false }).map((n) => n.key)).toEqual(['failed'])
+    expect(playerNotices(s, { accessEnded: false })[0]?.text).toBe('Model unreachable. Nothing you wrote is lost: your intention waits.')
     // A re-read keeps the reason while the window is still failed.
     const reread = mergeSnapshot(s, makeFrameView({ seq: 3, windows: [{ ...w, status: 'failed' }] }))
     expect(seatFailure(reread, SEATS.alice)?.error).toBe('Model unreachable.')
     s = play(reread, [{ type: 'window.fired', seq: 4, window: w }])
     expect(seatFailure(s, SEATS.alice)).toBeNull()
+  })
+
+  it("reads the server's generic reason for a failed pass as it is, and a default without one", () => {
+    const w = makeWindow({ id: 'w1', status: 'firing' })
+    const failed = { type: 'window.failed' as const, seq: 2, window: { ...w, status: 'failed' as const } }
+    const generic = 'The narrator could not resolve this moment; the GM can retry it.'
+    const told = play(fromSnapshot(makeFrameView({ seq: 1, windows: [w] })), [
+      failed,
+      { type: 'pass.failed', seq: 3, pass: { id: 'p1', seat: SEATS.alice, kind: 'medium', trigger: 'expiry', status: 'failed', error: generic } },
+    ])
+    expect(playerNotices(told, { accessEnded: false })[0]?.text).toBe(`${generic} Nothing you wrote is lost: your intention waits.`)
+    const untold = play(fromSnapshot(makeFrameView({ seq: 1, windows: [w] })), [failed])
+    expect(playerNotices(untold, { accessEnded: false })[0]?.text).toBe(
+      'Your scene could not be written; the GM can retry it. Nothing you wrote is lost: your intention waits.',
+    )
   })
 
   it('is told when they were removed and when the frame is paused or closed', () => {

@@ -403,6 +403,12 @@ export interface Notice {
   text: string
 }
 
+/** `text` as one sentence: trimmed, ending with a full stop if it ends with none. */
+const sentence = (text: string): string => {
+  const t = text.trim()
+  return t && !/[.!?…]["”’]?$/.test(t) ? `${t}.` : t
+}
+
 /** The banners over a player's page, most serious first. */
 export function playerNotices(state: FrameState, opts: { accessEnded: boolean }): Notice[] {
   const out: Notice[] = []
@@ -438,7 +444,9 @@ export function playerNotices(state: FrameState, opts: { accessEnded: boolean })
     out.push({
       key: 'failed',
       tone: 'danger',
-      text: `Your scene could not be written${failure.error ? ` (${failure.error})` : ''}. Nothing you wrote is lost: your intention waits, and the GM can run it again.`,
+      // A player is sent a generic reason; the real one (which may name the model's
+      // endpoint or quote its answer) is on the GM's passes list.
+      text: `${sentence(failure.error) || 'Your scene could not be written; the GM can retry it.'} Nothing you wrote is lost: your intention waits.`,
     })
   }
   return out

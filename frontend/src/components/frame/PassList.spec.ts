@@ -1,6 +1,6 @@
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
-import type { PassInfo } from '@/api/types'
+import type { PassInfo, PassTry } from '@/api/types'
 import { SEATS } from '@/test/factories'
 import PassList from './PassList.vue'
 
@@ -13,6 +13,7 @@ const pass = (over: Partial<PassInfo> & { id: string }): PassInfo => ({
   window: null,
   interrupt: null,
   messages: [],
+  tries: [],
   error: '',
   attempts: 1,
   created_at: '2026-11-23T20:00:00Z',
@@ -35,5 +36,70 @@ describe('PassList', () => {
     const note = (id: string) => w.find(`[data-pass-id="${id}"] .note`)
     expect(note('p1').exists()).toBe(false)
     expect(note('p2').text()).toBe('Interrupted: Bob shoves her.')
+  })
+})
+
+describe('PassList tries', () => {
+  const sent = [
+    { role: 'system', content: 'Resolve the moment.' },
+    { role: 'user', content: 'ACTIONS TO RESOLVE\n1. [Alice] I open the gate.\nAnswer with JSON matching this schema: {...}' },
+  ]
+  const tries: [PassTry, PassTry] = [
+    { step: 'bones', attempt: 1, mode: 'json_schema', messages: sent, raw: '{"INTERRUPTED": {}}', error: 'Extra inputs are not permitted: INTERRUPTED' },
+    {
+      step: 'bones',
+      attempt: 1,
+      mode: 'json_schema',
+      messages: [...sent, { role: 'assistant', content: '{"INTERRUPTED": {}}' }, { role: 'user', content: 'Fix it: expected Alice.' }],
+      raw: '{"actions_resolved": []}',
+      error: 'The answer did not resolve the committed actions: expected Alice; missing Alice.',
+    },
+  ]
+  const mountWith = (over: Partial<PassInfo>) =>
+    mount(PassList, {
+      props: {
+        passes: [
+          pass({
+            id: 'p1',
+            status: 'failed',
+            error: 'The answer did not resolve the committed actions: expected Alice; missing Alice. (2 tries.) It answered: {"actions_resolved": []}',
+            messages: [{ step: 'bones', attempt: 1, messages: sent }],
+            tries,
+            ...over,
+          }),
+        ],
+        nameOf: () => 'Alice',
+        busy: null,
+      },
+    })
+
+  it('shows a failed pass each raw answer, why it was refused, and exactly what was sent, collapsed', () => {
+    const w = mountWith({})
+    const box = w.find('[data-testid="pass-tries"]')
+    expect(box.exists()).toBe(true)
+    expect(box.attributes('open')).toBeUndefined() // collapsed by default
+    expect(box.find('summary').text()).toBe('Model answers (2) · 2 refused')
+    const items = w.findAll('[data-testid="pass-try"]')
+    expect(items.map((t) => t.find('[data-testid="try-raw"]').text())).toEqual(['{"INTERRUPTED": {}}', '{"actions_resolved": []}'])
+    expect(items.map((t) => t.find('[data-testid="try-error"]').text())).toEqual([tries[0].error, tries[1].error])
+    // The repair try shows the conversation as sent: the schema instruction and the feedback.
+    const repair = items[1]!.find('details.sent')
+    expect(repair.attributes('open')).toBeUndefined()
+    expect(repair.find('summary').text()).toContain('4 messages')
+    expect(repair.text()).toContain('Answer with JSON matching this schema')
+    expect(repair.text()).toContain('Fix it: expected Alice.')
+    const messages = w.find('[data-testid="pass-messages"]')
+    expect(messages.attributes('open')).toBeUndefined()
+    expect(messages.find('summary').text()).toBe('Messages sent (2)')
+    expect(messages.text()).toContain('bones')
+    expect(messages.text()).toContain('1. [Alice] I open the gate.')
+  })
+
+  it('marks an accepted try and keeps tries out of a pass still running', () => {
+    const done = mountWith({ status: 'done', error: '', tries: [{ ...tries[1], raw: '{"actions_resolved": [{"seat": "Alice"}]}', error: '' }] })
+    expect(done.find('[data-testid="pass-tries"] summary').text()).toBe('Model answers (1)')
+    expect(done.find('[data-testid="pass-try"] .badge').text()).toBe('accepted')
+    expect(done.find('[data-testid="try-error"]').exists()).toBe(false)
+    expect(mountWith({ status: 'running', error: '' }).find('[data-testid="pass-tries"]').exists()).toBe(false)
   })
 })
