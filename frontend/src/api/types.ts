@@ -10,6 +10,8 @@ export interface User {
 
 export type Provider = 'openai' | 'openai_compatible' | 'ollama' | 'anthropic' | 'offline'
 
+export type StructuredMode = 'json_schema' | 'json_object' | 'prompt' | 'tool'
+
 /** A model's default parameters, or an assistant's overrides of them. */
 export interface ModelConfig {
   temperature?: number
@@ -17,6 +19,10 @@ export interface ModelConfig {
   top_p?: number
   /** The prompt budget in tokens (history is trimmed to fit); never sent to the provider. */
   context_size?: number
+  /** Set when the server reported `context_size` (not typed): found again when the model moves. */
+  context_size_discovered?: boolean
+  /** How structured calls ask for JSON; absent: negotiated by the first one, then stored. */
+  structured_mode?: StructuredMode
   /** At most 4. */
   stop?: string[]
   /** Not sent to Anthropic, which has none. */
@@ -53,6 +59,8 @@ export interface Model {
   key_unreadable?: boolean
   model_id: string
   config: ModelConfig
+  /** A local server that did not report its context size, and none is set: the form asks. */
+  context_size_unknown?: boolean
   is_default: boolean
   created_at: string
   updated_at: string
@@ -82,6 +90,10 @@ export interface ModelTestResult {
   latency_ms: number
   models?: string[]
   error?: string
+  /** The context size the server reports; null when unknown. */
+  context_size?: number | null
+  /** A local server reached that did not report its context size: what to do. */
+  context_size_hint?: string
 }
 
 interface Stamped {

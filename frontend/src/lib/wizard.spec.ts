@@ -1,7 +1,10 @@
 import { describe, expect, it, vi } from 'vitest'
 import { discoverModels } from '@/api/providers'
+import type { Model } from '@/api/types'
+import { makeModel } from '@/test/factories'
 import {
   addManualId,
+  alreadyAdded,
   applyBulkErrors,
   bulkPayload,
   canAdvance,
@@ -18,6 +21,7 @@ import {
   normaliseEndpoint,
   parseModelList,
   providerErrors,
+  serverKey,
   serverTestFinished,
   toggleAllVisible,
   toggleModel,
@@ -167,6 +171,30 @@ describe('selection', () => {
     toggleAllVisible(s)
     expect(chosenModels(s)).toEqual(['gpt-4o-mini', 'o3-mini'])
     toggleAllVisible(s)
+    expect(chosenModels(s)).toEqual([])
+  })
+})
+
+describe('models already added', () => {
+  const model = (over: Partial<Model>) => makeModel({ id: 'x', name: 'Mine', ...over })
+
+  it('knows an endpoint however it was written, an Ollama root as its /v1', () => {
+    expect(serverKey('openai', 'https://API.OpenAI.com/v1/chat/completions/')).toBe('https://api.openai.com/v1')
+    expect(serverKey('ollama', 'http://localhost:11434/v1')).toBe(serverKey('ollama', 'http://localhost:11434/'))
+    expect(serverKey('openai_compatible', 'http://box/v1')).not.toBe(serverKey('openai_compatible', 'http://box'))
+  })
+
+  it('names the models already added at this endpoint, and select-all skips them', () => {
+    const s = createWizard('ollama')
+    const added = alreadyAdded(s, [
+      model({ provider: 'ollama', api_endpoint: 'http://localhost:11434/v1', model_id: 'llama3', name: 'Llama' }),
+      model({ provider: 'ollama', api_endpoint: 'http://other:11434', model_id: 'qwen' }),
+    ])
+    expect(added).toEqual({ llama3: 'Llama' })
+    discoverySucceeded(s, ['llama3', 'qwen'], 'browser')
+    toggleAllVisible(s, added)
+    expect(chosenModels(s)).toEqual(['qwen'])
+    toggleAllVisible(s, added)
     expect(chosenModels(s)).toEqual([])
   })
 })

@@ -4,7 +4,7 @@
  * models (or the server-side test does); 3. select — pick many, then bulk add.
  * Moving between steps never clears what was entered or picked.
  */
-import type { ModelInput, Provider } from '@/api/types'
+import type { Model, ModelInput, Provider } from '@/api/types'
 
 export type PresetKey = 'openai' | 'anthropic' | 'ollama' | 'custom' | 'offline'
 export type WizardStep = 'provider' | 'discover' | 'select'
@@ -251,11 +251,37 @@ export function toggleModel(s: WizardState, id: string, on?: boolean): void {
   if (!want && has) s.selected = s.selected.filter((x) => x !== id)
 }
 
-/** Select every visible model, or unselect them all if they already are. */
-export function toggleAllVisible(s: WizardState): void {
-  const visible = visibleModels(s)
+/** Select every visible model not already added, or unselect them all if they already are. */
+export function toggleAllVisible(s: WizardState, added: Readonly<Record<string, string>> = {}): void {
+  const visible = visibleModels(s).filter((id) => !(id in added))
   const all = visible.length > 0 && visible.every((id) => s.selected.includes(id))
   for (const id of visible) toggleModel(s, id, !all)
+}
+
+/**
+ * The URL a model is called at, for telling models apart as the server does
+ * (lmix/services.py `_same_model`): no trailing slash or pasted call path, the host in
+ * any case, and an Ollama root the same as its /v1.
+ */
+export function serverKey(provider: Provider, endpoint: string): string {
+  let url = normaliseEndpoint(endpoint).replace(/\/(chat\/completions|completions|messages|models)$/i, '')
+  url = url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/]*)/i, (origin) => origin.toLowerCase())
+  if (provider === 'ollama') url = url.replace(/\/v1$/, '')
+  return url
+}
+
+/**
+ * The discovered ids the user already has a model for at this endpoint, with that model's
+ * name: the wizard marks them and "select all" skips them (a bulk add refuses them when the
+ * key is the same too).
+ */
+export function alreadyAdded(s: WizardState, models: readonly Model[]): Record<string, string> {
+  const here = serverKey(PRESETS[s.preset].provider, s.endpoint)
+  const added: Record<string, string> = {}
+  for (const m of models) {
+    if (serverKey(m.provider, m.api_endpoint) === here && !(m.model_id in added)) added[m.model_id] = m.name
+  }
+  return added
 }
 
 /** Selected ids that are still on offer, in list order. */

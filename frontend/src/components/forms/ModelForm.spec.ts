@@ -116,5 +116,56 @@ describe('ModelForm', () => {
     expect(w.find(q('model-test-result')).text()).toContain('Reached the provider')
     expect(w.find(q('form-error')).exists()).toBe(false)
   })
+  it('asks for the context size a local server did not report, until one is typed', async () => {
+    const w = mountForm(
+      makeModel({ id: 'm1', provider: 'openai_compatible', api_endpoint: 'http://127.0.0.1:8090/v1', context_size_unknown: true }),
+    )
+    expect(w.find(q('context-size-hint')).text()).toContain('did not report its context size; enter it')
+    await w.find(q('field-context_size')).setValue('4096')
+    expect(w.find(q('context-size-hint')).exists()).toBe(false)
+  })
+
+  it('shows the connection test’s context size, or its hint when the server said nothing', async () => {
+    const w = mountForm()
+    await w.find(q('field-api_endpoint')).setValue('http://127.0.0.1:8090/v1')
+    vi.mocked(testModel).mockResolvedValueOnce({ ok: true, latency_ms: 3, context_size: 4096 })
+    await w.find(q('model-test')).trigger('click')
+    await flushPromises()
+    expect(w.find(q('model-test-result')).text()).toContain('context size 4,096 tokens')
+    expect(w.find(q('context-size-hint')).exists()).toBe(false)
+
+    vi.mocked(testModel).mockResolvedValueOnce({
+      ok: true,
+      latency_ms: 3,
+      context_size: null,
+      context_size_hint: 'The server did not report its context size; enter it (Context size).',
+    })
+    await w.find(q('model-test')).trigger('click')
+    await flushPromises()
+    expect(w.find(q('context-size-hint')).text()).toContain('did not report its context size')
+  })
+
+  it('shows the structured mode found and lets it be chosen, or left to negotiation', async () => {
+    vi.mocked(modelsApi.update).mockImplementation(async (id) => makeModel({ id }))
+    const w = mountForm(makeModel({ id: 'm1', config: { structured_mode: 'json_object', temperature: 0.5 } }))
+    const select = w.find(q('field-structured_mode'))
+    expect((select.element as HTMLSelectElement).value).toBe('json_object')
+    expect(select.findAll('option').map((o) => o.text())).toEqual([
+      'Auto (negotiate)',
+      'JSON schema',
+      'JSON object',
+      'Plain prompt',
+      'Tool',
+    ])
+    await select.setValue('prompt')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(vi.mocked(modelsApi.update).mock.calls[0]?.[1].config).toEqual({ structured_mode: 'prompt', temperature: 0.5 })
+
+    await select.setValue('')
+    await w.find('form').trigger('submit')
+    await flushPromises()
+    expect(vi.mocked(modelsApi.update).mock.calls[1]?.[1].config).toEqual({ temperature: 0.5 })
+  })
 })
 

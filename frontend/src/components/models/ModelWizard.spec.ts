@@ -2,7 +2,7 @@ import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '@/api/http'
-import { createModels, testModel } from '@/api/models'
+import { createModels, modelsApi, testModel } from '@/api/models'
 import { makeModel } from '@/test/factories'
 import ModelWizard from './ModelWizard.vue'
 
@@ -30,6 +30,34 @@ describe('ModelWizard', () => {
   beforeEach(() => {
     vi.mocked(createModels).mockReset()
     vi.mocked(testModel).mockReset()
+    vi.mocked(modelsApi.list).mockReset().mockResolvedValue([])
+  })
+
+  it('marks the models already added at this endpoint and skips them when selecting all', async () => {
+    vi.mocked(modelsApi.list).mockResolvedValue([
+      makeModel({ id: 'old', name: 'My GPT-4o', model_id: 'gpt-4o', api_endpoint: 'https://API.openai.com/v1/' }),
+      makeModel({ id: 'elsewhere', name: 'Other', model_id: 'o3-mini', api_endpoint: 'https://proxy.example/v1' }),
+    ])
+    vi.mocked(createModels).mockImplementation(async (items) => items.map((i, n) => makeModel({ id: `m${n}`, model_id: i.model_id })))
+    const fetchImpl = vi.fn(() => ok({ data: [{ id: 'gpt-4o' }, { id: 'gpt-4o-mini' }, { id: 'o3-mini' }] }))
+    const w = mountWizard(fetchImpl as unknown as typeof fetch)
+    await flushPromises()
+    await w.find(q('wizard-api-key')).setValue('sk')
+    await w.find(q('wizard-next')).trigger('click')
+    await flushPromises()
+    await w.find(q('wizard-next')).trigger('click')
+
+    const rows = w.findAll(q('wizard-model-option'))
+    expect(rows[0]!.find(q('wizard-already-added')).text()).toBe('Already added as “My GPT-4o”')
+    // The same id at another endpoint is another model.
+    expect(rows.filter((r) => r.find(q('wizard-already-added')).exists())).toHaveLength(1)
+
+    await w.find(q('wizard-select-all')).setValue(true)
+    expect(w.find(q('wizard-selected-count')).text()).toBe('2 of 3 selected')
+    expect((w.find(q('wizard-select-all')).element as HTMLInputElement).checked).toBe(true)
+    await w.find(q('wizard-submit')).trigger('click')
+    await flushPromises()
+    expect(vi.mocked(createModels).mock.calls[0]![0].map((i) => i.model_id)).toEqual(['gpt-4o-mini', 'o3-mini'])
   })
 
   it('asks for the key OpenAI needs before moving on', async () => {
