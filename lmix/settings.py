@@ -279,8 +279,16 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# LLM calls: seconds before a request is abandoned, and retries on 429/5xx/dropped connections.
+# LLM calls (docs/providers.md "Timeouts and retries"): seconds for a whole answer that is
+# not streamed, to connect, for a stream's first text (CPU servers read long prompts
+# slowly) and between its pieces; retries on 429/5xx/dropped connections (a timeout or an
+# empty answer is tried again once).
 LLM_TIMEOUT_SECONDS = float(os.environ.get("LLM_TIMEOUT_SECONDS", "60"))
+LLM_CONNECT_TIMEOUT_SECONDS = float(os.environ.get("LLM_CONNECT_TIMEOUT_SECONDS", "10"))
+LLM_FIRST_TOKEN_TIMEOUT_SECONDS = float(os.environ.get("LLM_FIRST_TOKEN_TIMEOUT_SECONDS", "120"))
+LLM_BETWEEN_TOKENS_TIMEOUT_SECONDS = float(
+    os.environ.get("LLM_BETWEEN_TOKENS_TIMEOUT_SECONDS", "30")
+)
 LLM_MAX_RETRIES = int(os.environ.get("LLM_MAX_RETRIES", "2"))
 # The answer budget of a structured call when neither its caller nor the model sets one.
 LLM_STRUCTURED_MAX_TOKENS = int(os.environ.get("LLM_STRUCTURED_MAX_TOKENS", "1024"))

@@ -1,14 +1,17 @@
 """Anthropic's Messages API via the `anthropic` SDK; structured output through a forced tool."""
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import anthropic
+import httpx2
+from pydantic import BaseModel
 
 from . import structured
-from .base import CallConfig, Completion, LLMInvalidOutput, Message, T, Usage
+from .base import CallConfig, Completion, Message, StructuredMode, Usage
 from .endpoints import api_base
-from .failures import SDKErrors, failed, translated
+from .failures import SDKErrors, translated
 from .pinning import pinned_http_client
 from .tokens import estimate_usage
 
@@ -24,9 +27,9 @@ def _client(config: CallConfig) -> anthropic.Anthropic:
     return anthropic.Anthropic(
         api_key=config.api_key or NO_KEY,
         base_url=base_url,
-        timeout=config.timeout,
+        timeout=httpx2.Timeout(config.timeout, connect=config.connect_timeout),
         max_retries=config.max_retries,  # the SDK backs off on 429/5xx/dropped connections
-        http_client=pinned_http_client(base_url, anthropic.DefaultHttpxClient),
+        http_client=pinned_http_client(base_url, anthropic.DefaultHttpxClient, config.pins),
     )
 
 
@@ -73,6 +76,8 @@ def _fill_if_unreported(usage: Usage, messages: list[Message], text: str) -> Non
 
 
 class AnthropicProvider:
+    structured_modes: tuple[StructuredMode, ...] = ("tool",)
+
     def _create(self, config: CallConfig, messages: list[Message], **extra: Any) -> Any:
         with (
             translated(ERRORS, config.provider, "complete", endpoint=config.endpoint),
@@ -107,36 +112,28 @@ class AnthropicProvider:
         _fill_if_unreported(usage, messages, "".join(parts))
 
     def structured(
-        self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
-    ) -> T:
-        name = structured.schema_name(schema)
-        tool = {
-            "name": name,
-            "description": f"Give the answer as a {schema.__name__}.",
-            "input_schema": structured.json_schema(schema),
-        }
-        forced = {"tools": [tool], "tool_choice": {"type": "tool", "name": name}}
-
-        def ask(conversation: list[Message]) -> T:
-            response = self._create(config, conversation, **forced)
-            answer = _usage(response.usage)
-            usage.prompt_tokens += answer.prompt_tokens
-            usage.completion_tokens += answer.completion_tokens
-            for block in response.content:
-                if block.type == "tool_use":
-                    return structured.validate(block.input, schema)
-            # A proxy may ignore tools and answer in text: parse that instead.
-            text = "".join(block.text for block in response.content if block.type == "text")
-            return structured.parse(text, schema)
-
-        try:
-            return ask(messages)
-        except structured.Unparsable as problem:
-            retry = structured.repair(messages, problem)
-        try:
-            return ask(retry)
-        except structured.Unparsable:
-            raise failed(config.provider, "structured", LLMInvalidOutput()) from None
+        self,
+        config: CallConfig,
+        messages: list[Message],
+        schema: type[BaseModel],
+        usage: Usage,
+        mode: StructuredMode,
+    ) -> str:
+        tool = structured.tool_definition(schema)
+        response = self._create(
+            config,
+            messages,
+            tools=[tool],
+            tool_choice={"type": "tool", "name": tool["name"]},
+        )
+        answer = _usage(response.usage)
+        usage.prompt_tokens += answer.prompt_tokens
+        usage.completion_tokens += answer.completion_tokens
+        for block in response.content:
+            if block.type == "tool_use":
+                return json.dumps(block.input)
+        # A proxy may ignore tools and answer in text: the caller parses that instead.
+        return "".join(block.text for block in response.content if block.type == "text")
 
     def list_models(self, config: CallConfig) -> list[str]:
         with (

@@ -8,6 +8,9 @@ from pydantic import BaseModel
 
 Role = Literal["system", "user", "assistant"]
 T = TypeVar("T", bound=BaseModel)
+# How a structured call asks for JSON: OpenAI's response_format with the schema, JSON mode
+# without it, the prompt alone, Anthropic's forced tool, or the offline narrator's own way.
+StructuredMode = Literal["json_schema", "json_object", "prompt", "tool", "native"]
 
 
 @dataclass(frozen=True)
@@ -28,11 +31,15 @@ class CallConfig:
     model_id: str
     api_key: str = field(default="", repr=False)
     params: dict[str, Any] = field(default_factory=dict)  # validated ModelParams, as a dict
-    timeout: float = 60.0
-    max_retries: int = 2
+    timeout: float = 60.0  # seconds a read may wait: the whole answer, when not streamed
+    connect_timeout: float = 10.0
+    max_retries: int = 2  # the SDK's own retries; the client passes 0 and retries itself
     # Which take this is (0 first, 1 a regeneration...). Real models vary by themselves; the
     # deterministic offline narrator uses it so a regenerated turn reads differently.
     variant: int = 0
+    # The addresses each host resolved to and was checked at, for every try of this call
+    # (lmix/llm/pinning.py).
+    pins: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -50,6 +57,9 @@ class Completion:
 class Provider(Protocol):
     """One adapter per provider family. No SDK is called outside `lmix/llm/`."""
 
+    # The structured modes this family may use, in the order a new model tries them.
+    structured_modes: tuple[StructuredMode, ...]
+
     def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
         """Return the whole text of one completion."""
         ...
@@ -59,10 +69,16 @@ class Provider(Protocol):
         ...
 
     def structured(
-        self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
-    ) -> T:
-        """Return an instance of `schema` (JSON/tool mode where the provider has one,
-        else parse with one repair retry). Raises LLMInvalidOutput when it cannot."""
+        self,
+        config: CallConfig,
+        messages: list[Message],
+        schema: type[BaseModel],
+        usage: Usage,
+        mode: StructuredMode,
+    ) -> str:
+        """Ask once for a JSON answer in `mode` and return its raw text (a tool call's input
+        as JSON). `messages` already hold any schema instruction (structured.conversation);
+        the adapter adds only the mode's request fields. Parsing is the caller's."""
         ...
 
     def list_models(self, config: CallConfig) -> list[str]:
@@ -74,6 +90,7 @@ class LLMError(Exception):
     """A provider call failed. `str(error)` is safe to show a user: it never holds a key."""
 
     user_message = "The language model call failed."
+    reason = "llm_error"  # a stable name for what failed, for logs, rows and clients
 
     def __init__(self, message: str | None = None) -> None:
         super().__init__(message or self.user_message)
@@ -81,29 +98,45 @@ class LLMError(Exception):
 
 class LLMAuthError(LLMError):
     user_message = "The provider rejected the API key (401/403). Check the model's key."
+    reason = "auth"
 
 
 class LLMBadRequest(LLMError):
     user_message = "The provider rejected the request (400). Check the model id and settings."
+    reason = "bad_request"
 
 
 class LLMRateLimited(LLMError):
     user_message = "The provider is rate limiting requests (429). Try again shortly."
+    reason = "rate_limited"
 
 
 class LLMTimeout(LLMError):
     user_message = "The provider did not answer in time."
+    reason = "timeout"
 
 
 class LLMUnavailable(LLMError):
     user_message = "The provider could not be reached or failed (network or 5xx)."
+    reason = "unavailable"
 
 
 class LLMInvalidOutput(LLMError):
     user_message = "The model's answer did not match the expected format."
+    reason = "invalid_output"
+
+
+class LLMEmptyAnswer(LLMError):
+    """A 200 with no text: a llama.cpp server answers so a prompt over its context."""
+
+    user_message = (
+        "The model answered with no text (empty answer). The prompt may exceed the model's context."
+    )
+    reason = "empty_answer"
 
 
 class LLMEndpointRefused(LLMError):
     """The endpoint is outside LMIX_LLM_ALLOWED_NETWORKS; the message says why."""
 
     user_message = "The endpoint is outside the networks model endpoints may reach."
+    reason = "endpoint_refused"

@@ -8,26 +8,33 @@ from typing import Any
 
 import pydantic
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from ..crypto import UnreadableSecret
 from ..models import LLMCall, LLMModel
 from ..prepared import Param, Prepared
+from . import structured
 from .base import (
     CallConfig,
     Completion,
     LLMAuthError,
     LLMBadRequest,
+    LLMEmptyAnswer,
     LLMEndpointRefused,
     LLMError,
     LLMInvalidOutput,
     LLMTimeout,
     Message,
+    StructuredMode,
     T,
     Usage,
 )
 from .endpoints import infer_provider, normalize_endpoint
+from .failures import failed, shown_endpoint
+from .negotiation import negotiated
 from .params import request_params, validate_params
+from .patience import Retries, paced
 from .registry import provider_for
 from .tokens import count_message_tokens, count_tokens
 
@@ -59,7 +66,8 @@ def call_config_for(
     variant: int = 0,
 ) -> CallConfig:
     """The model's endpoint, key and parameters (its config, then `overrides`), validated;
-    prompt-only settings (`context_size`) are not among the parameters sent."""
+    prompt-only settings (`context_size`...) are not among the parameters sent. The SDK
+    does not retry: the calls below do (lmix/llm/patience.py)."""
     params = request_params(params_for(model, overrides))
     try:
         api_key = model.api_key
@@ -73,7 +81,8 @@ def call_config_for(
         api_key=api_key,
         params=params,
         timeout=timeout or settings.LLM_TIMEOUT_SECONDS,
-        max_retries=settings.LLM_MAX_RETRIES,
+        connect_timeout=settings.LLM_CONNECT_TIMEOUT_SECONDS,
+        max_retries=0,
         variant=variant,
     )
 
@@ -164,17 +173,30 @@ def llm_complete(
     overrides: dict | None = None,
     subject: str = "",
 ) -> Completion:
-    """The whole text of one completion."""
+    """The whole text of one completion.
+
+    Raises:
+        LLMEmptyAnswer: the model answered no text, twice.
+    """
     usage = Usage()
     with _recorded(
         kind="complete", purpose=purpose, usage=usage, model=model, subject=subject
     ) as row:
         config = call_config_for(model, overrides)
         row["params"] = config.params
-        completion = provider_for(config.provider).complete(config, messages)
-        usage.prompt_tokens = completion.usage.prompt_tokens
-        usage.completion_tokens = completion.usage.completion_tokens
-    return completion
+        provider = provider_for(config.provider)
+        retries = Retries()
+        while True:
+            try:
+                completion = provider.complete(config, messages)
+                usage.prompt_tokens = completion.usage.prompt_tokens
+                usage.completion_tokens = completion.usage.completion_tokens
+                if not completion.text.strip():
+                    raise failed(config.provider, "complete", LLMEmptyAnswer())
+                return completion
+            except LLMError as error:
+                if not retries.again(error):
+                    raise
 
 
 def llm_stream(
@@ -189,9 +211,21 @@ def llm_stream(
 ) -> Iterator[str]:
     """Text deltas as they arrive; `usage` is filled when the stream ends (or is closed).
     `variant` numbers repeated takes of the same prompt (see CallConfig); `subject` names
-    the record the call belongs to (see LLMCall.subject)."""
+    the record the call belongs to (see LLMCall.subject).
+
+    Leading whitespace is held back until text comes, so a stream that is tried again
+    (it failed or stayed empty before any text) has yielded nothing; one that yielded text
+    is never tried again.
+
+    Raises:
+        LLMTimeout: no text within LLM_FIRST_TOKEN_TIMEOUT_SECONDS, or none for
+            LLM_BETWEEN_TOKENS_TIMEOUT_SECONDS after some (the message says which).
+        LLMEmptyAnswer: the stream ended with no text, twice.
+    """
     usage = usage if usage is not None else Usage()
     received: list[str] = []
+    first = settings.LLM_FIRST_TOKEN_TIMEOUT_SECONDS
+    between = settings.LLM_BETWEEN_TOKENS_TIMEOUT_SECONDS
     with _recorded(
         kind="stream",
         purpose=purpose,
@@ -201,13 +235,36 @@ def llm_stream(
         received=received,
         subject=subject,
     ) as row:
-        config = call_config_for(model, overrides, variant=variant)
+        # The HTTP read timeout only ends an abandoned reader; `paced` keeps the time.
+        config = call_config_for(model, overrides, variant=variant, timeout=first + between)
         row["params"] = config.params
-        # closing(): when our caller stops early, the adapter's HTTP stream ends now, not at GC.
-        with closing(provider_for(config.provider).stream(config, messages, usage)) as deltas:
-            for delta in deltas:
-                received.append(delta)
-                yield delta
+        provider = provider_for(config.provider)
+        retries = Retries()
+        while True:
+            held: list[str] = []
+            try:
+                deltas = paced(
+                    lambda: provider.stream(config, messages, usage),
+                    first=first,
+                    between=between,
+                    where=shown_endpoint(config.endpoint),
+                    provider=config.provider,
+                )
+                # closing(): when our caller stops early, the HTTP stream ends now, not at GC.
+                with closing(deltas):
+                    for delta in deltas:
+                        if not received and not delta.strip():
+                            held.append(delta)
+                            continue
+                        delta, held = "".join(held) + delta, []
+                        received.append(delta)
+                        yield delta
+                if not received:
+                    raise failed(config.provider, "stream", LLMEmptyAnswer())
+                return
+            except LLMError as error:
+                if received or not retries.again(error):
+                    raise
 
 
 def llm_structured(
@@ -225,33 +282,74 @@ def llm_structured(
 ) -> T:
     """An instance of `schema`; on output that will not validate, `default` if given.
 
+    A model's first structured call finds how it takes them (its adapter's modes in order,
+    moving on when the server refuses a request's shape) and remembers the one that worked
+    in its config's `structured_mode`; later calls use that one only. An answer that does
+    not validate, or that `check` refuses, is sent back once with what was wrong.
+
     Args:
-        max_tokens: the answer's budget (the model's `structured_max_tokens` wins; else
-            settings.LLM_STRUCTURED_MAX_TOKENS).
+        max_tokens: the answer's budget, sized by the caller to its schema; the model's
+            `structured_max_tokens` wins; else settings.LLM_STRUCTURED_MAX_TOKENS.
         check: raises ValueError(why) when a schema-valid answer is still wrong; counted
-            like a validation failure (one repair with `why`, then LLMInvalidOutput).
-        tries: given, one dict per model call is appended: {"mode", "messages", "raw",
-            "error"}.
+            like a validation failure.
+        tries: given, one dict per model call is appended, whatever its outcome:
+            {"mode", "messages" (as sent, schema instruction included; a forced tool as a
+            "note"), "raw" (the answer's text), "error" ("" or why it failed)}.
+
+    Raises:
+        LLMInvalidOutput: no valid answer after the repair (without `default`); the message
+            ends with the first problem, in one short line.
     """
     usage = Usage()
-    budget = max_tokens or settings.LLM_STRUCTURED_MAX_TOKENS
     try:
         with _recorded(
             kind="structured", purpose=purpose, usage=usage, model=model, subject=subject
         ) as row:
-            config = call_config_for(model, {"max_tokens": budget, **(overrides or {})})
+            params = params_for(model, overrides)
+            budget = (
+                params.get("structured_max_tokens")
+                or max_tokens
+                or settings.LLM_STRUCTURED_MAX_TOKENS
+            )
+            config = call_config_for(model, {**(overrides or {}), "max_tokens": budget})
             row["params"] = config.params
-            answer = provider_for(config.provider).structured(config, messages, schema, usage)
-            if check is not None:
-                try:
-                    check(answer)
-                except ValueError as error:
-                    raise LLMInvalidOutput(str(error).splitlines()[0][:200]) from None
-            return answer
+            return negotiated(
+                config,
+                messages,
+                schema,
+                usage,
+                stored=params.get("structured_mode"),
+                remember=lambda mode: _remember_mode(model, mode),
+                check=check,
+                tries=tries,
+            )
     except LLMInvalidOutput:
         if default is None:
             raise
         return default
+
+
+def _remember_mode(model: LLMModel, mode: StructuredMode) -> None:
+    """Store how the model took a structured call, merged into its current config (an edit
+    made meanwhile keeps its other keys). The offline narrator's own way is not a setting."""
+    if mode not in structured.STORED_MODES or model.pk is None:
+        return
+    try:
+        with transaction.atomic():
+            current = (
+                LLMModel.objects.select_for_update()
+                .filter(pk=model.pk)
+                .values_list("config", flat=True)
+                .first()
+            )
+            config = {**(current if isinstance(current, dict) else {}), "structured_mode": mode}
+            LLMModel.objects.filter(pk=model.pk).update(config=config)
+    except Exception:
+        # Not remembered, the next call negotiates again: slower, never wrong.
+        log.warning("Could not store the structured mode of model %s", model.pk)
+        return
+    if isinstance(model.config, dict):
+        model.config = {**model.config, "structured_mode": mode}
 
 
 def _list_models(config: CallConfig, owner: Any) -> list[str]:

@@ -22,6 +22,8 @@ from .base import (
 from .pinning import NameNotResolved
 
 log = logging.getLogger("lmix.llm")
+# Longer waits than this are not worth holding a turn for: our own backoff applies.
+MAX_RETRY_AFTER = 30.0
 
 
 def from_status(status: int) -> LLMError:
@@ -126,7 +128,31 @@ def connection_cause(exc: BaseException) -> str:
     return "the connection failed"
 
 
-def _typed(sdk: SDKErrors, exc: Exception, endpoint: str) -> LLMError:
+def not_found(provider: str, endpoint: str) -> str:
+    """What a 404 means; OpenAI-compatible servers serve under /v1, which users leave out."""
+    where = shown_endpoint(endpoint)
+    said = f"The server answered 404 (not found) at {where}."
+    if provider in ("openai", "openai_compatible") and "/v1" not in urlsplit(endpoint).path:
+        return f"{said} OpenAI-compatible servers usually serve under /v1: try {where}/v1."
+    return f"{said} Check the endpoint and the model id."
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """The seconds a 429/503 asks us to wait, when it says (and it is not absurd)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    try:
+        if "retry-after-ms" in headers:
+            seconds = float(headers["retry-after-ms"]) / 1000
+        elif "retry-after" in headers:
+            seconds = float(headers["retry-after"])
+        else:
+            return None
+    except ValueError:
+        return None  # an HTTP date: our own backoff will do
+    return seconds if 0 <= seconds <= MAX_RETRY_AFTER else None
+
+
+def _typed(sdk: SDKErrors, exc: Exception, endpoint: str, provider: str) -> LLMError:
     refusal = _refusal_under(exc)
     if refusal is not None:
         return refusal
@@ -138,6 +164,9 @@ def _typed(sdk: SDKErrors, exc: Exception, endpoint: str) -> LLMError:
         error = from_status(status)
         if isinstance(error, LLMUnavailable):  # the server is there but failing: say which
             error.args = (f"The provider at {where} failed (HTTP {status}).",)
+        elif status == 404:
+            error.args = (not_found(provider, endpoint),)
+        error.retry_after = _retry_after(exc)  # type: ignore[attr-defined]
         return error
     # Connection errors, bad responses, broken streams.
     return LLMUnavailable(f"The provider at {where} could not be reached: {connection_cause(exc)}.")
@@ -156,4 +185,4 @@ def translated(sdk: SDKErrors, provider: str, what: str, *, endpoint: str) -> It
     except LLMError:
         raise
     except (sdk.base, httpx2.HTTPError, ValueError) as exc:
-        raise failed(provider, what, _typed(sdk, exc, endpoint)) from None
+        raise failed(provider, what, _typed(sdk, exc, endpoint, provider)) from None

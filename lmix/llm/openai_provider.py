@@ -3,18 +3,12 @@
 from collections.abc import Iterator
 from typing import Any
 
+import httpx2
 import openai
+from pydantic import BaseModel
 
 from . import structured
-from .base import (
-    CallConfig,
-    Completion,
-    LLMBadRequest,
-    LLMInvalidOutput,
-    Message,
-    T,
-    Usage,
-)
+from .base import CallConfig, Completion, LLMInvalidOutput, Message, StructuredMode, Usage
 from .endpoints import api_base
 from .failures import SDKErrors, failed, translated
 from .pinning import pinned_http_client
@@ -31,9 +25,9 @@ def _client(config: CallConfig) -> openai.OpenAI:
     client = openai.OpenAI(
         api_key=config.api_key or NO_KEY,
         base_url=base_url,
-        timeout=config.timeout,
+        timeout=httpx2.Timeout(config.timeout, connect=config.connect_timeout),
         max_retries=config.max_retries,  # the SDK backs off on 429/5xx/dropped connections
-        http_client=pinned_http_client(base_url, openai.DefaultHttpxClient),
+        http_client=pinned_http_client(base_url, openai.DefaultHttpxClient, config.pins),
     )
     # Nor may the server's OPENAI_ORG_ID / PROJECT_ID / ADMIN_KEY reach a user's endpoint.
     client.organization = client.project = client.admin_api_key = None
@@ -54,6 +48,10 @@ def _wire(messages: list[Message]) -> list[dict[str, str]]:
 
 class OpenAIProvider:
     """One adapter for every server that speaks OpenAI's chat completions API."""
+
+    # llama.cpp's server answers json_schema with a 500 and takes json_object; some servers
+    # take neither (the client finds out once per model and remembers).
+    structured_modes: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
 
     def _create(self, config: CallConfig, messages: list[Message], **extra: Any) -> Completion:
         with (
@@ -107,42 +105,31 @@ class OpenAIProvider:
             usage.completion_tokens = estimate.completion_tokens
 
     def structured(
-        self, config: CallConfig, messages: list[Message], schema: type[T], usage: Usage
-    ) -> T:
-        prompt = structured.with_instruction(messages, schema)
-        response_format: dict[str, Any] | None = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": structured.schema_name(schema),
-                "schema": structured.json_schema(schema),
-                # Strict mode wants every field required and no extras: most models aren't.
-                "strict": False,
-            },
-        }
-
-        def ask(conversation: list[Message]) -> str:
-            extra = {"response_format": response_format} if response_format else {}
-            answer = self._create(config, conversation, **extra)
-            usage.prompt_tokens += answer.usage.prompt_tokens
-            usage.completion_tokens += answer.usage.completion_tokens
-            return answer.text
-
-        try:
-            text = ask(prompt)
-        except LLMBadRequest as error:
-            if getattr(error, "status", None) not in (400, 422):
-                raise
-            # Servers without JSON-schema mode refuse it; the prompt alone still asks for JSON.
-            response_format = None
-            text = ask(prompt)
-        try:
-            return structured.parse(text, schema)
-        except structured.Unparsable as problem:
-            text = ask(structured.repair(prompt, problem))
-        try:
-            return structured.parse(text, schema)
-        except structured.Unparsable:
-            raise failed(config.provider, "structured", LLMInvalidOutput()) from None
+        self,
+        config: CallConfig,
+        messages: list[Message],
+        schema: type[BaseModel],
+        usage: Usage,
+        mode: StructuredMode,
+    ) -> str:
+        extra: dict[str, Any] = {}
+        if mode == "json_schema":
+            extra["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": structured.schema_name(schema),
+                    "schema": structured.json_schema(schema),
+                    # Strict mode wants every field required and no extras: most models aren't.
+                    "strict": False,
+                },
+            }
+        elif mode == "json_object":
+            # No schema inside: llama.cpp's grammar compiler crashes on some (maxLength).
+            extra["response_format"] = {"type": "json_object"}
+        answer = self._create(config, messages, **extra)
+        usage.prompt_tokens += answer.usage.prompt_tokens
+        usage.completion_tokens += answer.usage.completion_tokens
+        return answer.text
 
     def list_models(self, config: CallConfig) -> list[str]:
         with (

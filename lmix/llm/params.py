@@ -2,18 +2,22 @@
 and the named sampler presets that fill them in.
 
 A model's `config` holds its defaults; an assistant's `config_override` replaces any of them.
-Most keys go to the provider as they are; `context_size` is ours: the prompt budget in
-tokens (history is trimmed to fit it), never sent.
+Most keys go to the provider as they are; some are ours and never sent: `context_size`, the
+prompt budget in tokens (history is trimmed to fit it), `structured_mode`, how the model
+answers structured calls (found by the first one, lmix/llm/client.py), and
+`structured_max_tokens`, the answer budget of those calls.
 """
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 # Strict: a JSON `true` or `"0.7"` is a mistake in the form, not a value to coerce.
 Penalty = Annotated[float, Field(ge=-2, le=2)]
 # Settings the prompt builder reads and no provider is sent.
-PROMPT_ONLY = frozenset({"context_size_discovered", "context_size"})
+PROMPT_ONLY = frozenset(
+    {"context_size", "context_size_discovered", "structured_mode", "structured_max_tokens"}
+)
 MIN_CONTEXT_SIZE = 512
 MAX_CONTEXT_SIZE = 2_000_000
 
@@ -32,6 +36,8 @@ class ModelParams(BaseModel):
         | None
     ) = None
     context_size: Annotated[int, Field(ge=MIN_CONTEXT_SIZE, le=MAX_CONTEXT_SIZE)] | None = None
+    structured_mode: Literal["json_schema", "json_object", "prompt", "tool"] | None = None
+    structured_max_tokens: Annotated[int, Field(ge=16, le=200_000)] | None = None
     # Set when `context_size` was reported by the server (lmix/llm/discovery.py), not typed:
     # a discovered size is discovered again when the model moves to another server or id.
     context_size_discovered: bool | None = None

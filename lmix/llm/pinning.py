@@ -52,8 +52,8 @@ class NameNotResolved(httpcore2.ConnectError):
 class PinnedBackend(httpcore2.NetworkBackend):
     """httpcore's network backend, connecting each host only to its checked addresses."""
 
-    def __init__(self) -> None:
-        self._pins: dict[str, list[str]] = {}
+    def __init__(self, pins: dict[str, list[str]] | None = None) -> None:
+        self._pins = pins if pins is not None else {}
         self._network = httpcore2.SyncBackend()
 
     def pin(self, host: str, port: int) -> list[str]:
@@ -122,9 +122,15 @@ class PinnedTransport(httpx2.HTTPTransport):
         )
 
 
-def pinned_http_client(url: str, client_class: type[C]) -> C:
+def pinned_http_client(
+    url: str, client_class: type[C], pins: dict[str, list[str]] | None = None
+) -> C:
     """A `client_class` (an SDK's DefaultHttpxClient, to keep its defaults) for calls to
     `url`, whose host has been resolved and checked here, before any request.
+
+    Args:
+        pins: the hosts already pinned for this call (CallConfig.pins): a call tried again
+            with a new client connects where its first try was checked to.
 
     Raises:
         LLMEndpointRefused: the URL is no http(s) URL, or its host is not allowed.
@@ -135,7 +141,7 @@ def pinned_http_client(url: str, client_class: type[C]) -> C:
         raise LLMEndpointRefused("The endpoint is not a valid URL.") from None
     if parsed.scheme not in SCHEMES or not parsed.host:
         raise LLMEndpointRefused("Model endpoints must be http:// or https:// URLs.")
-    backend = PinnedBackend()
+    backend = PinnedBackend(pins)
     # Unresolvable now, it is resolved and checked again when connecting (and the SDK's
     # retries apply). The host is pinned as httpcore asks for it: IDNA, IPv6 unbracketed.
     with contextlib.suppress(OSError):

@@ -5,20 +5,31 @@ import re
 
 from pydantic import BaseModel, ValidationError
 
-from .base import Message, T
+from .base import Message, StructuredMode, T
 
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 # Enough of a validation error for the model to fix its answer; more only costs tokens.
 DETAIL_MAX = 1500
 
 
-class Unparsable(ValueError):
-    """A model's output (`raw`) did not parse or validate; `detail` says why, for the repair."""
+# Short enough for a failure banner; it names what was wrong, never the prompt.
+SUMMARY_MAX = 160
+# The modes a model may be remembered by (LLMModel.config["structured_mode"]).
+STORED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt", "tool")
+# The modes whose prompt carries the schema; a tool carries it itself.
+_INSTRUCTED = frozenset({"json_schema", "json_object", "prompt"})
 
-    def __init__(self, detail: str, raw: str) -> None:
+
+class Unparsable(ValueError):
+    """A model's output (`raw`) did not parse or validate, or was refused by a caller's
+    check; `detail` says why, for the repair, `summary` in one short line, for people."""
+
+    def __init__(self, detail: str, raw: str, summary: str = "") -> None:
         super().__init__(detail)
         self.detail = detail[:DETAIL_MAX]
         self.raw = raw
+        first = (summary or detail).strip().splitlines()
+        self.summary = (first[0] if first else "invalid answer")[:SUMMARY_MAX]
 
 
 def json_schema(schema: type[BaseModel]) -> dict:
@@ -37,6 +48,23 @@ def instruction(schema: type[BaseModel]) -> str:
     )
 
 
+def tool_definition(schema: type[BaseModel]) -> dict:
+    """The tool a structured call forces (Anthropic), its input the schema."""
+    return {
+        "name": schema_name(schema),
+        "description": f"Give the answer as a {schema.__name__}.",
+        "input_schema": json_schema(schema),
+    }
+
+
+def conversation(
+    mode: StructuredMode, messages: list[Message], schema: type[BaseModel]
+) -> list[Message]:
+    """The messages a structured call in `mode` sends: with the schema instruction unless a
+    tool (or the offline narrator) takes the schema itself."""
+    return with_instruction(messages, schema) if mode in _INSTRUCTED else list(messages)
+
+
 def with_instruction(messages: list[Message], schema: type[BaseModel]) -> list[Message]:
     """Add the schema instruction to the system message (some chat templates allow one, first)."""
     if messages and messages[0].role == "system":
@@ -52,6 +80,8 @@ def strip_fences(text: str) -> str:
 
 def parse(text: str, schema: type[T]) -> T:
     """Validate a model's text as `schema`, tolerating code fences and chatter around the JSON."""
+    if not text.strip():
+        raise Unparsable("empty answer", text)
     candidate = strip_fences(text)
     if not candidate.startswith("{"):
         start, end = candidate.find("{"), candidate.rfind("}")
@@ -69,7 +99,18 @@ def validate(data: str | dict, schema: type[T], raw: str | None = None) -> T:
     except ValidationError as error:
         if raw is None:
             raw = data if isinstance(data, str) else json.dumps(data)
-        raise Unparsable(str(error), raw) from None
+        raise Unparsable(str(error), raw, _summary(error)) from None
+
+
+def _summary(error: ValidationError) -> str:
+    """The first problem, as `where: what` (pydantic's own text shows the input too)."""
+    problems = error.errors(include_url=False, include_input=False)
+    if not problems:
+        return "invalid answer"
+    first = problems[0]
+    where = ".".join(map(str, first["loc"]))
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{where}: {first['msg']}{more}" if where else f"{first['msg']}{more}"
 
 
 def repair(messages: list[Message], problem: Unparsable) -> list[Message]:
@@ -79,7 +120,7 @@ def repair(messages: list[Message], problem: Unparsable) -> list[Message]:
         Message("assistant", problem.raw[: DETAIL_MAX * 4] or "(empty)"),
         Message(
             "user",
-            "That answer was not valid JSON for the schema:\n"
+            "That answer was not valid:\n"
             f"{problem.detail}\n"
             "Reply again with only the corrected JSON object.",
         ),

@@ -1,5 +1,6 @@
 """Both SDK adapters against the fake server: success, streaming, retries, errors, structured."""
 
+import json
 import logging
 import traceback
 
@@ -15,7 +16,9 @@ from lmix.llm.base import (
     Message,
     Usage,
 )
+from lmix.llm.client import llm_structured
 from lmix.llm.registry import provider_for
+from lmix.models import LLMCall
 from tests.fakes.llm_server import DEFAULT_MODELS
 
 from .conftest import KEY
@@ -109,7 +112,7 @@ def test_bad_request_is_not_retried(fake_llm, config_for, kind):
     fake_llm.queue(status=404)
     with pytest.raises(LLMBadRequest) as caught:
         provider_for(kind).complete(config_for(kind), MESSAGES)
-    assert "HTTP 404" in str(caught.value)
+    assert "404 (not found)" in str(caught.value) and "(400)" not in str(caught.value)
     assert len(completions(fake_llm, kind)) == 1
 
 
@@ -157,51 +160,71 @@ def test_list_models(fake_llm, config_for, kind):
     assert fake_llm.requests[0].path == "/v1/models"
 
 
-# -- structured ----------------------------------------------------------------------------
+# -- structured (the adapters' one request, validated and repaired by llm_structured) --------
+
+MODEL_KIND = {"openai": "openai_compatible", "anthropic": "anthropic"}
 
 
-def test_structured_valid_first_time(fake_llm, config_for, kind):
+def structured_model(model_for, kind):
+    return model_for(MODEL_KIND[kind])
+
+
+@pytest.mark.django_db
+def test_structured_valid_first_time(fake_llm, model_for, kind):
     fake_llm.queue(data=GOOD)
-    usage = Usage()
-    result = provider_for(kind).structured(config_for(kind), MESSAGES, Character, usage)
+    tries: list[dict] = []
+    model = structured_model(model_for, kind)
+    result = llm_structured(
+        model=model, messages=MESSAGES, schema=Character, purpose="t", tries=tries
+    )
     assert result == Character(**GOOD)
     assert len(completions(fake_llm, kind)) == 1
-    assert usage.completion_tokens > 0
+    assert LLMCall.objects.get().completion_tokens > 0
+    (only,) = tries
+    assert only["error"] == "" and json.loads(only["raw"]) == GOOD
 
 
-def test_structured_malformed_json_gets_one_repair(fake_llm, config_for, kind):
+@pytest.mark.django_db
+def test_structured_malformed_json_gets_one_repair(fake_llm, model_for, kind):
     fake_llm.queue(text='{"name": "Mira", "age": ')  # cut off mid-object
     fake_llm.queue(data=GOOD)
-    usage = Usage()
-    result = provider_for(kind).structured(config_for(kind), MESSAGES, Character, usage)
+    model = structured_model(model_for, kind)
+    result = llm_structured(model=model, messages=MESSAGES, schema=Character, purpose="t")
     assert result == Character(**GOOD)
     first, repair = completions(fake_llm, kind)
     sent = repair.body["messages"]
     assert len(sent) > len(first.body["messages"])
     assert '{"name": "Mira", "age": ' in sent[-2]["content"]  # the bad answer, sent back
     assert "corrected JSON" in sent[-1]["content"]
-    assert usage.completion_tokens > 0 and usage.prompt_tokens > 0
+    call = LLMCall.objects.get()
+    assert call.completion_tokens > 0 and call.prompt_tokens > 0
 
 
-def test_structured_wrong_shape_gets_one_repair(fake_llm, config_for, kind):
+@pytest.mark.django_db
+def test_structured_wrong_shape_gets_one_repair(fake_llm, model_for, kind):
     fake_llm.queue(data={"name": "Mira", "age": 900})
     fake_llm.queue(data=GOOD)
-    result = provider_for(kind).structured(config_for(kind), MESSAGES, Character, Usage())
+    model = structured_model(model_for, kind)
+    result = llm_structured(model=model, messages=MESSAGES, schema=Character, purpose="t")
     assert result.age == 31
     repair = completions(fake_llm, kind)[1]
     assert "age" in repair.body["messages"][-1]["content"]  # the validation error is shown
 
 
-def test_structured_gives_up_after_the_repair(fake_llm, config_for, kind):
+@pytest.mark.django_db
+def test_structured_gives_up_after_the_repair(fake_llm, model_for, kind):
     fake_llm.queue(text="not json at all")
     fake_llm.queue(text="still not json")
+    model = structured_model(model_for, kind)
     with pytest.raises(LLMInvalidOutput):
-        provider_for(kind).structured(config_for(kind), MESSAGES, Character, Usage())
+        llm_structured(model=model, messages=MESSAGES, schema=Character, purpose="t")
     assert len(completions(fake_llm, kind)) == 2
 
 
-def test_structured_accepts_fenced_json(fake_llm, config_for, kind):
+@pytest.mark.django_db
+def test_structured_accepts_fenced_json(fake_llm, model_for, kind):
     fake_llm.queue(text='Here you go:\n```json\n{"name": "Mira", "age": 31}\n```')
-    result = provider_for(kind).structured(config_for(kind), MESSAGES, Character, Usage())
+    model = structured_model(model_for, kind)
+    result = llm_structured(model=model, messages=MESSAGES, schema=Character, purpose="t")
     assert result == Character(**GOOD)
     assert len(completions(fake_llm, kind)) == 1

@@ -40,10 +40,10 @@ def test_parameters_are_mapped(fake_llm, config_for):
 
 def test_structured_forces_a_tool_with_the_schema(fake_llm, config_for):
     fake_llm.queue(data={"guilty": True})
-    result = AnthropicProvider().structured(
-        config_for("anthropic"), [Message("user", "Judge.")], Verdict, Usage()
+    raw = AnthropicProvider().structured(
+        config_for("anthropic"), [Message("user", "Judge.")], Verdict, Usage(), "tool"
     )
-    assert result.guilty is True
+    assert raw == '{"guilty": true}'  # the tool call's input, as JSON
     body = fake_llm.requests[0].body
     (tool,) = body["tools"]
     assert tool["input_schema"] == Verdict.model_json_schema()

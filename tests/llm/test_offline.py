@@ -154,23 +154,24 @@ class Picky(BaseModel):
 def test_structured_output_validates(narrator, schema):
     messages = turn('"Steady," I say, scanning the reef for the smugglers.')
     usage = Usage()
-    result = narrator.structured(CONFIG, messages, schema, usage)
-    assert isinstance(result, schema)
+    raw = narrator.structured(CONFIG, messages, schema, usage)
+    result = schema.model_validate_json(raw)  # the raw answer, as a model's would be
     assert schema.model_validate(result.model_dump()) == result
-    assert narrator.structured(CONFIG, messages, schema, Usage()) == result  # deterministic
+    assert narrator.structured(CONFIG, messages, schema, Usage()) == raw  # deterministic
     assert usage.completion_tokens > 0
 
 
 def test_structured_text_comes_from_the_prompt(narrator):
-    line = narrator.structured(CONFIG, turn('"Steady," I say, eyes on the reef.'), Line, Usage())
+    raw = narrator.structured(CONFIG, turn('"Steady," I say, eyes on the reef.'), Line, Usage())
+    line = Line.model_validate_json(raw)
     assert line.speaker == "Captain Ilse Marrow"
     assert "Steady," in line.text
 
 
 def test_structured_bounds_are_respected_across_prompts(narrator):
     for i in range(20):
-        beat = narrator.structured(
-            CONFIG, turn(f"Attempt {i} at the reef crossing."), Beat, Usage()
+        beat = Beat.model_validate_json(
+            narrator.structured(CONFIG, turn(f"Attempt {i} at the reef crossing."), Beat, Usage())
         )
         assert 1 <= beat.tension <= 5 and 0 < beat.odds < 1 and 1 <= len(beat.lines) <= 3
 

@@ -2,6 +2,7 @@
 
 from pydantic import BaseModel
 
+from lmix.llm import structured
 from lmix.llm.base import Message, Usage
 from lmix.llm.openai_provider import NO_KEY, OpenAIProvider
 from lmix.llm.tokens import count_message_tokens, count_tokens
@@ -13,9 +14,11 @@ class Verdict(BaseModel):
     guilty: bool
 
 
-def test_structured_uses_json_schema_mode_and_names_the_schema(fake_llm, config_for):
+def test_json_schema_mode_sends_the_schema_and_names_it(fake_llm, config_for):
     fake_llm.queue(data={"guilty": True})
-    assert OpenAIProvider().structured(config_for("openai"), MESSAGES, Verdict, Usage()).guilty
+    sent = structured.conversation("json_schema", MESSAGES, Verdict)
+    raw = OpenAIProvider().structured(config_for("openai"), sent, Verdict, Usage(), "json_schema")
+    assert raw == '{"guilty": true}'
     body = fake_llm.requests[0].body
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["name"] == "Verdict"
@@ -26,15 +29,21 @@ def test_structured_uses_json_schema_mode_and_names_the_schema(fake_llm, config_
     assert len([m for m in body["messages"] if m["role"] == "system"]) == 1
 
 
-def test_structured_falls_back_to_the_prompt_when_json_mode_is_refused(fake_llm, config_for):
-    fake_llm.queue(status=400)
-    fake_llm.queue(data={"guilty": False})
-    result = OpenAIProvider().structured(
-        config_for("openai_compatible"), MESSAGES, Verdict, Usage()
-    )
-    assert result.guilty is False
-    first, second = fake_llm.requests
-    assert "response_format" in first.body and "response_format" not in second.body
+def test_json_object_mode_carries_no_schema(fake_llm, config_for):
+    # llama.cpp's grammar compiler crashes on a schema inside json_object (maxLength).
+    sent = structured.conversation("json_object", MESSAGES, Verdict)
+    OpenAIProvider().structured(config_for("openai"), sent, Verdict, Usage(), "json_object")
+    body = fake_llm.requests[0].body
+    assert body["response_format"] == {"type": "json_object"}
+    assert '"guilty"' in body["messages"][0]["content"]  # the schema is in the prompt
+
+
+def test_prompt_mode_sends_no_response_format(fake_llm, config_for):
+    sent = structured.conversation("prompt", MESSAGES, Verdict)
+    OpenAIProvider().structured(config_for("openai"), sent, Verdict, Usage(), "prompt")
+    body = fake_llm.requests[0].body
+    assert "response_format" not in body
+    assert '"guilty"' in body["messages"][0]["content"]
 
 
 def test_ollama_endpoint_gets_v1(fake_llm, config_for):

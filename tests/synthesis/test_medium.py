@@ -767,7 +767,9 @@ def test_the_offline_narrator_answers_with_a_schemas_own_offline_answer_or_else_
             "1. [Ann] (interruptive, acting on: Ben) I trip Ben.\n2. [Ben] I sit.",
         ),
     ]
-    answer = OfflineNarrator().structured(config, prompt, medium.Bones, Usage())
+    answer = medium.Bones.model_validate_json(
+        OfflineNarrator().structured(config, prompt, medium.Bones, Usage())
+    )
     assert [(a.seat, a.action, a.result) for a in answer.actions_resolved] == [
         ("Ann", "I trip Ben.", "success"),
         ("Ben", "I sit.", "success"),
@@ -779,4 +781,4 @@ def test_the_offline_narrator_answers_with_a_schemas_own_offline_answer_or_else_
         def offline_answer(cls, messages, variant=0):
             raise ValueError("no answer")
 
-    assert isinstance(OfflineNarrator().structured(config, prompt, Broken, Usage()), Broken)
+    assert Broken.model_validate_json(OfflineNarrator().structured(config, prompt, Broken, Usage()))
