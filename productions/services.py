@@ -27,9 +27,15 @@ def production_create(
     scenario: Scenario,
     assistants: Sequence[Assistant],
     show_directive: bool = False,
+    auto_reply: bool = False,
 ) -> Production:
     production = Production.objects.create(
-        owner=owner, name=name, world=world, scenario=scenario, show_directive=show_directive
+        owner=owner,
+        name=name,
+        world=world,
+        scenario=scenario,
+        show_directive=show_directive,
+        auto_reply=auto_reply,
     )
     _cast_set(production, assistants)
     return production

@@ -252,10 +252,10 @@ class Prompt:
         other = _short_name(self.other) if self.other else ""
         names = {"Name": name, "short": short, "Other": self.other, "other": other}
 
-        def choose(salt: str, options: Sequence[str]) -> str:
+        def choose(salt: str, options: Sequence[str], **fields: str) -> str:
             # Lines that address someone only when someone spoke.
             usable = [o for o in options if other or "{other}" not in o.lower()]
-            return self.pick(salt, usable).format(**names)
+            return self.pick(salt, usable).format(**names, **fields)
 
         if self.kind == "continue":
             return _spoken(choose("line", _CONTINUED_LINES), short, self.pick("tag", _TAGS))
@@ -267,7 +267,7 @@ class Prompt:
             elif self.world:
                 world = self.world[4:] if self.world.startswith("The ") else self.world
                 world = f"the {world}" if world != self.world else world
-                sentences.append(f"*{choose('setting', _SETTINGS).format(world=world)}*")
+                sentences.append(f"*{choose('setting', _SETTINGS, world=world)}*")
         for i, quote in enumerate(self.quotes):
             if len(quote.split()) <= MAX_ECHO_WORDS and short not in quote:
                 sentences.append(self.pick(f"echo{i}", _ECHOES).format(quote=quote, **names))
