@@ -19,6 +19,8 @@ NEXT_CUE = "[Continue the scene.]"
 # "Continue": the last message is the speaker's own, cut short; it goes on from there.
 CONTINUE_CUE = "[Continue your last message exactly where it ends. Do not repeat any of it.]"
 # "Impersonate": a draft of the speaker's next line, for its player to edit and send.
+# A turn whose assistant is gone: nothing says whose persona spoke it.
+UNKNOWN_SPEAKER = "Someone"
 IMPERSONATE_CUE = (
     "[Write only your next line, in your own voice, as your player would write it: "
     "a few sentences of speech and small actions, nothing for anyone else.]"
@@ -51,7 +53,7 @@ def transcript(
     *,
     speaker_assistant_id: object,
     branch: Sequence[Turn],
-    names: Mapping[str, str] | None = None,
+    names: Mapping[object, str] | None = None,
     cue: str = NEXT_CUE,
 ) -> list[Message]:
     """The branch as chat messages: own turns as assistant (generated or written in this
@@ -59,8 +61,13 @@ def transcript(
 
     Failed turns and empty ones are skipped; consecutive messages of one role are merged, and
     the transcript always starts and ends with a user message (`cue` when the branch ends
-    with the speaker's own), as every provider accepts. `names` renames speakers as this
-    speaker knows them (a real name → a public name).
+    with the speaker's own), as every provider accepts.
+
+    Args:
+        names: each other speaker by assistant id → the name this speaker knows its
+            persona by (`speaker_names`). A turn is never labelled with the assistant's own
+            label (the turn's `speaker_name`): that is the director's name for a cast member
+            and may hold a real name or a model's; a speaker not in `names` is "Someone".
     """
     names = names or {}
     messages: list[Message] = []
@@ -69,10 +76,10 @@ def transcript(
             continue
         if turn.speaker_kind == SpeakerKind.DIRECTOR:
             message = Message("user", f"[Director] {turn.content.strip()}")
-        elif turn.assistant_id == speaker_assistant_id:
+        elif turn.assistant_id is not None and turn.assistant_id == speaker_assistant_id:
             message = Message("assistant", turn.content.strip())
         else:
-            name = names.get(turn.speaker_name, turn.speaker_name)
+            name = names.get(turn.assistant_id, UNKNOWN_SPEAKER)
             message = Message("user", f"{name}: {turn.content.strip()}")
         if messages and messages[-1].role == message.role:
             message = Message(message.role, f"{messages[-1].content}\n\n{message.content}")
@@ -84,6 +91,13 @@ def transcript(
     if messages[-1].role != "user":
         messages.append(Message("user", cue))
     return messages
+
+
+def speaker_names(*, voices: Mapping[object, Persona], reader: Persona) -> dict[object, str]:
+    """Each assistant id of `voices` → the name `reader` knows its persona by: the public
+    name (`known_as`), the real one for the persona itself and fellow covert members
+    (productions/knowledge.py's `name_for`)."""
+    return {assistant_id: name_for(persona, by=reader) for assistant_id, persona in voices.items()}
 
 
 def build_messages(
@@ -100,6 +114,7 @@ def build_messages(
     template: str = "",
     lore: Sequence[LoreEntry] = (),
     context_size: int | None = None,
+    voices: Mapping[object, Persona] | None = None,
 ) -> tuple[list[Message], int]:
     """Everything the model is sent, fitted to `context_size` tokens (else the model's
     known context window): the system prompt is never cut; the oldest turns go first.
@@ -108,6 +123,8 @@ def build_messages(
         template: the assistant's system prompt template; "" the default.
         lore: the world's enabled lore entries (`lore_for_world`); those the last
             `world.lore_scan_depth` turns call up and the speaker may know are added.
+        voices: the persona each assistant of the branch's turns plays, by assistant id:
+            others' turns are labelled with the name the speaker knows that persona by.
     Returns:
         The messages and how many transcript messages were left out to fit.
     """
@@ -128,12 +145,7 @@ def build_messages(
             lore=lore_section(chosen),
         ),
     )
-    # A turn is labelled with its speaker's real name: others read the name they know.
-    names = {
-        persona.name: seen
-        for persona in cast
-        if (seen := name_for(persona, by=speaker)) != persona.name
-    }
+    names = speaker_names(voices=voices or {}, reader=speaker)
     history = transcript(
         speaker_assistant_id=speaker_assistant_id, branch=branch, names=names, cue=cue
     )
@@ -172,5 +184,17 @@ def member_messages(
         template=member.system_prompt_template,
         lore=lore_for_world(world=production.world),
         context_size=params.get("context_size"),
+        voices=_voices(cast, branch),
     )
     return messages
+
+
+def _voices(cast: Sequence[Assistant], branch: Sequence[Turn]) -> dict[object, Persona]:
+    """The persona of each assistant who spoke on `branch`: the cast's as loaded, and those
+    of assistants since removed from the cast (one query, only when there are any)."""
+    voices: dict[object, Persona] = {assistant.pk: assistant.persona for assistant in cast}
+    gone = {turn.assistant_id for turn in branch if turn.assistant_id is not None} - set(voices)
+    if gone:
+        for assistant in Assistant.objects.filter(pk__in=gone).select_related("persona"):
+            voices[assistant.pk] = assistant.persona
+    return voices

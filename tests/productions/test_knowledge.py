@@ -285,6 +285,7 @@ def test_the_demo_keeps_the_undercover_detective_covert_in_every_prompt():
             scenario=production.scenario,
             branch=[said],
             model_id=assistant.model.model_id,
+            voices={a.pk: a.persona for a in cast},
         )
         sent = "\n".join(message.content for message in messages)
         if assistant == johnson:

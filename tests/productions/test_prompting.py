@@ -23,7 +23,7 @@ def test_own_turns_are_assistant_and_others_are_named_user_messages():
         turn(assistant_id=1, name="Alice", content="Oh!", status="stopped"),
         turn(assistant_id=2, name="Bob", content="ignored", status="failed"),
     ]
-    assert transcript(speaker_assistant_id=2, branch=branch) == [
+    assert transcript(speaker_assistant_id=2, branch=branch, names={1: "Alice"}) == [
         Message("user", "Alice: Hello."),
         Message("assistant", "Hi Alice."),
         Message("user", "[Director] Thunder.\n\nAlice: Oh!"),
