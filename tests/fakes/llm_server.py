@@ -8,6 +8,17 @@
 
 Unscripted requests get a plausible default: `default_text` (streamed in several chunks when
 the request asks for a stream), `{}` for structured requests, `models` for GET /v1/models.
+Like real servers, it serves only under /v1 (a 404 elsewhere).
+
+To behave like llama.cpp's server (llama-cpp-python 0.3.x), which answers a json_schema
+response_format with a 500 and crashes on a json_object carrying a schema:
+
+    server.refused_formats = LLAMA_CPP_REFUSES
+
+Text that is `""` makes a 200 with an empty stream (llama.cpp's answer to a prompt over its
+context); `first_delay` holds the first piece back after the headers went out, and
+`stall_after` pieces of text stop the stream for `stall` seconds (a server stopped
+mid-answer).
 Standalone, for browser tests: `python -m tests.fakes.llm_server --port 0` prints
 `LISTENING <base_url>` and serves until killed.
 """
@@ -27,6 +38,9 @@ from typing import Any
 
 DEFAULT_TEXT = "The lamps gutter as the stranger steps inside. “We should talk,” she says quietly."
 DEFAULT_MODELS = ("fake-gpt", "fake-claude", "fake-llama")
+# The response formats llama-cpp-python's server answers with a 500: json_schema (it takes
+# only text and json_object) and a json_object with a schema inside (its grammar compiler).
+LLAMA_CPP_REFUSES = frozenset({"json_schema", "json_object+schema"})
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -52,6 +66,9 @@ class Reply:
     drop: bool = False  # close the connection without answering: a dropped connection
     usage: bool = True  # report token usage in the answer
     path: str | None = None  # only answer requests whose path ends with this
+    first_delay: float = 0.0  # streams: seconds between the headers and the first piece
+    stall_after: int | None = None  # streams: pieces of text sent before stalling
+    stall: float = 0.0  # ...for this many seconds (then the connection is cut)
 
 
 @dataclass
@@ -97,6 +114,8 @@ class FakeLLMServer:
         self.responder: Callable[[RecordedRequest], Reply | None] | None = None
         self.requests: list[RecordedRequest] = []
         self.emitted: list[tuple[float, float]] = []  # per OpenAI stream: first, last piece
+        # Response formats answered with a 500: "json_schema", "json_object", "json_object+schema".
+        self.refused_formats: frozenset[str] | set[str] = frozenset()
         self._replies: list[Reply] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -156,6 +175,8 @@ class FakeLLMServer:
     def _next_reply(self, request: RecordedRequest) -> Reply | None:
         with self._lock:
             self.requests.append(request)
+            if _format(request) in self.refused_formats:
+                return Reply(status=500)  # what was queued is for the next request
             for i, reply in enumerate(self._replies):
                 if reply.path is None or request.path.endswith(reply.path):
                     return self._replies.pop(i)
@@ -264,12 +285,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply.status, reply.body, reply.headers)
         elif reply.status >= 400:
             self._send(reply.status, _error_body(reply.status, request, anthropic), reply.headers)
-        elif path.endswith("/models") and request.method == "GET":
-            self._send(200, _models_body(self.server.fake.models), reply.headers)
         elif path == "/props" and request.method == "GET" and self.server.fake.context_size:
             self._send(200, _props_body(self.server.fake.context_size), reply.headers)
         elif path == "/api/show" and request.method == "POST" and self.server.fake.context_size:
             self._send(200, _show_body(self.server.fake.context_size, request), reply.headers)
+        elif not path.startswith("/v1/"):
+            self._send(404, _error_body(404, request, anthropic))
+        elif path.endswith("/models") and request.method == "GET":
+            self._send(200, _models_body(self.server.fake.models), reply.headers)
         elif path.endswith("/chat/completions") and request.method == "POST":
             self._openai(request, reply)
         elif path.endswith("/messages") and request.method == "POST":
@@ -331,13 +354,21 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
             events.append({**chunk({}), "choices": [], "usage": usage})
         self._start_stream(reply.headers)
+        stopping = self.server.fake._stopping
+        if reply.first_delay and stopping.wait(reply.first_delay):
+            self.close_connection = True
+            return
         pieces = len(_chunks(text))  # events 1..pieces carry the text
         written: list[float] = []
         for position, event in enumerate(events):
+            if position - 1 == reply.stall_after:
+                stopping.wait(reply.stall)
+                self.close_connection = True  # a stopped server, killed in the end
+                return
             self._write_chunk(f"data: {json.dumps(event)}\n\n")
             if 1 <= position <= pieces:
                 written.append(time.monotonic())
-            if reply.chunk_delay and self.server.fake._stopping.wait(reply.chunk_delay):
+            if reply.chunk_delay and stopping.wait(reply.chunk_delay):
                 self.close_connection = True  # cut the stream: the client must not hang
                 return
         self._write_chunk("data: [DONE]\n\n")
@@ -423,6 +454,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True  # cut the stream: the client must not hang
                 return
         self._end_stream()
+
+
+def _format(request: RecordedRequest) -> str:
+    """The response format an OpenAI request asks for, as `refused_formats` names it."""
+    body = request.body if isinstance(request.body, dict) else {}
+    wanted = body.get("response_format")
+    if not isinstance(wanted, dict):
+        return "text"
+    kind = str(wanted.get("type", "text"))
+    return f"{kind}+schema" if kind == "json_object" and "schema" in wanted else kind
 
 
 def _models_body(models: list[str]) -> dict[str, Any]:
