@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import Exists
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from lmix.llm import structured
 from lmix.llm.base import LLMError, LLMInvalidOutput, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
@@ -192,6 +193,15 @@ def bones_apply(bones: Bones, ctx: MediumContext) -> Draft:
     )
 
 
+class BonesRefused(ValueError):
+    """A schema-valid answer that is wrong in this moment: `problem` says what (first: a
+    short summary of a refusal keeps its first words), the message adds how to fix it."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem} {fix}")
+        self.problem = problem
+
+
 def bones_check(ctx: MediumContext) -> Callable[[Bones], None]:
     """What makes a schema-valid answer right in this moment (`llm_structured`'s `check`):
     one entry per action to resolve, naming its character (as `seat_lookup` reads names),
@@ -223,11 +233,11 @@ def bones_check(ctx: MediumContext) -> Callable[[Bones], None]:
             f"{name} ({wanted[seat_id]} actions)" if wanted[seat_id] > 1 else name
             for seat_id, name in zip(wanted, names, strict=True)
         )
-        # What went wrong first: a short summary of a refusal keeps its first words.
-        raise ValueError(
+        raise BonesRefused(
             f"The answer did not resolve the committed actions: expected {expected}; "
-            f"{'; '.join(problems)}. Give actions_resolved one entry per expected action "
-            f'(seat: that name exactly; result "failure" for an action that fails).'
+            f"{'; '.join(problems)}.",
+            "Give actions_resolved one entry per expected action (seat: that name exactly; "
+            'result "failure" for an action that fails).',
         )
 
     return check
@@ -329,21 +339,32 @@ def record_tries(pass_: Pass, lease: PassLease, step: str, tries: list[dict]) ->
     pass_.tries = [*pass_.tries, *entries]
 
 
-def refused_reason(error: LLMInvalidOutput, tries: list[dict[str, Any]]) -> str:
-    """The pass's reason when the model's answers were refused: why the last one was, and
-    what it answered (the GM's to read; players get a generic reason)."""
-    last = next((t for t in reversed(tries) if t.get("error")), None)
-    if last is None:
+def refused_reason(
+    error: LLMInvalidOutput, tries: list[dict[str, Any]], check: Callable[[Bones], None]
+) -> str:
+    """The pass's reason when the model's answers were refused: why the last one was (the
+    whole of what `check` found, not the one-line summary the try keeps), and what it
+    answered. The GM's to read; players get a generic reason (events.PLAYER_PASS_ERROR)."""
+    if not tries:
         return str(error)
-    raw = flat(last.get("raw") or "", 300)
-    answered = f"It answered: {raw}" if raw else "Its answer was empty."
-    return f"{flat(last['error'], 600)} ({len(tries)} tries.) {answered}"
+    raw = str(tries[-1].get("raw") or "")
+    why = f"It did not match the expected format: {flat(tries[-1].get('error') or '', 300)}."
+    try:
+        check(structured.parse(raw, Bones))
+    except BonesRefused as refusal:
+        why = refusal.problem
+    except ValueError:  # unparsable: the try's own reason stands
+        pass
+    shown = flat(raw, 300)
+    answered = f"Its last answer: {shown}" if shown else "Its last answer was empty."
+    return f"The model's answer was refused ({len(tries)} tries). {why} {answered}"
 
 
 def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
     messages = compile_bones(ctx, model)
     record_messages(ctx.pass_, lease, "bones", messages)
     tries: list[dict[str, Any]] = []
+    check = bones_check(ctx)
     try:
         return llm_structured(
             model=model,
@@ -352,11 +373,11 @@ def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
             purpose="synthesis.bones",
             subject=f"pass:{ctx.pass_.pk}",
             max_tokens=bones_max_tokens(ctx),
-            check=bones_check(ctx),
+            check=check,
             tries=tries,
         )
     except LLMInvalidOutput as error:
-        raise LLMInvalidOutput(refused_reason(error, tries)) from error
+        raise LLMInvalidOutput(refused_reason(error, tries, check)) from error
     finally:
         record_tries(ctx.pass_, lease, "bones", tries)
 

@@ -440,6 +440,7 @@ def test_a_provider_failure_keeps_the_liquid_and_a_retry_then_succeeds(user, ser
     assert failed[seat_group(scene.frame.pk, scene.alice.pk)]["pass"]["error"] == PLAYER_PASS_ERROR
     assert "error" not in failed[seat_group(scene.frame.pk, scene.bob.pk)]["pass"]
 
+    server.queue(data={"actions_resolved": [ALICE_ACTS]})  # the retry's bones
     retried = medium.medium_pass_retry(pass_=pass_)
     assert retried.status in {"pending", "running", "done"} and not retried.error
     done = wait_for(lambda: Pass.objects.filter(pk=pass_.pk, status="done").first())
@@ -486,7 +487,8 @@ def test_an_invalid_answer_fails_the_pass_readably(user, server):
     for _ in range(2):  # the answer and its repair
         server.queue(text='{"actions_resolved": "everyone wins"}')
     pass_ = run(scene.fire(scene.alice, scene.commit(scene.alice, "I sing.")))
-    assert pass_.status == "failed" and "format" in pass_.error
+    assert pass_.status == "failed" and "did not match the expected format" in pass_.error
+    assert 'Its last answer: {"actions_resolved": "everyone wins"}' in pass_.error
 
 
 # -- interrupts ----------------------------------------------------------------------------
