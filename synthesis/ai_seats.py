@@ -4,6 +4,7 @@ commits it. Bounded per human action and per minute, so AI characters never loop
 own; a frame with no human seat moves only when the GM presses "advance"."""
 
 import logging
+import re
 from datetime import timedelta
 from functools import cache
 from pathlib import Path
@@ -16,10 +17,12 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete
 from productions.frame_events import lock_frame
-from productions.knowledge import knowledge_text, name_for
+from productions.knowledge import knowledge_text, name_for, public_name
 from productions.models import Frame, FrameStatus, Seat, SeatController
 from productions.selectors import seats_load
 
+from .events import notify_liquid_flagged
+from .guard import intention_flags
 from .liquid import liquid_commit, liquid_submit
 from .models import LIQUID_MAX, Liquid, LiquidStatus, Outcome
 
@@ -113,18 +116,26 @@ def _enqueue(seat_ids: list[str], *, outcome_id: str | None) -> None:
 
 
 def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> list[Message]:
-    """What the assistant is sent: its character's knowledge only, the latest outcomes
-    (public bones), and the interrupt aimed at it, if any."""
-    frame = seat.frame
-    production = frame.production
+    """What the assistant is sent (`ai_prompt`), with the frame's latest outcomes."""
+    recent = Outcome.objects.filter(frame=seat.frame).order_by("-seq")[:RECENT_OUTCOMES]
+    return ai_prompt(seat=seat, seats=seats, recent=list(recent)[::-1], outcome=outcome)
+
+
+def ai_prompt(
+    *, seat: Seat, seats: list[Seat], recent: list[Outcome], outcome: Outcome | None
+) -> list[Message]:
+    """What the assistant is sent: its character's knowledge only, the `recent` outcomes
+    (public bones, oldest first) with everyone named as this character knows them, and the
+    interrupt aimed at it, if any. Pure."""
+    production = seat.frame.production
+    persona = seat.persona
     knowledge = knowledge_text(
-        speaker=seat.persona,
+        speaker=persona,
         cast=[s.persona for s in seats],
         world=production.world,
         scenario=production.scenario,
     )
-    names = {str(s.pk): name_for(s.persona, by=seat.persona) for s in seats}
-    recent = list(Outcome.objects.filter(frame=frame).order_by("-seq")[:RECENT_OUTCOMES])[::-1]
+    names = {str(s.pk): name_for(s.persona, by=persona) for s in seats}
     lines = []
     for past in recent:
         for action in past.actions_resolved:
@@ -138,10 +149,48 @@ def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> li
             if str(i.get("seat")) == str(seat.pk)
         )
     happened = "\n".join(lines) or "- The scene is just beginning."
+    ask = f"What does {persona.name} do?"
+    if (known_as := public_name(persona)) != persona.name:
+        # What it intends becomes an outcome everyone reads (the guard flags a real name).
+        ask += f" Everyone else knows {persona.name} as {known_as}: say only that name aloud."
     return [
-        Message("system", _template().format(knowledge=knowledge, name=seat.persona.name)),
-        Message("user", f"WHAT JUST HAPPENED\n{happened}\n\nWhat does {seat.persona.name} do?"),
+        Message("system", _template().format(knowledge=knowledge, name=persona.name)),
+        Message("user", f"WHAT JUST HAPPENED\n{happened}\n\n{ask}"),
     ]
+
+
+def seat_names(seat: Seat) -> list[str]:
+    """Every name an AI seat's text may be signed with: its persona's real and public
+    names, its assistant's label and display name."""
+    names = [seat.persona.name, seat.persona.known_as]
+    if seat.assistant_id is not None:
+        names += [seat.assistant.name, seat.assistant.display_name]
+    return sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True)
+
+
+# Markdown emphasis a model may wrap a name in ("**Bob**:", "**Bob:**", "__Bob__:").
+_MARK = r"(?:\*{1,2}|_{1,2})"
+PREFIX_ROUNDS = 3  # "Bob Wilson: Detective Johnson (Smol): I ..." is signed twice
+
+
+def intention_text(text: str, names: list[str]) -> str:
+    """An AI-written intention as it is stored: on one line, without a leading signature
+    by one of `names` ("Name:", "**Name**:", "Name (label):"), which would put a label or
+    a real name into a public outcome."""
+    text = " ".join(text.split())
+    if not names:
+        return text
+    alternatives = "|".join(re.escape(name) for name in names)
+    signature = re.compile(
+        rf"^{_MARK}?\s*(?:{alternatives})(?:\s*\([^()]{{0,80}}\))?\s*{_MARK}?\s*:"
+        rf"(?:\s*{_MARK}(?=\s))?\s*",
+        re.IGNORECASE,
+    )
+    for _ in range(PREFIX_ROUNDS):
+        text, found = signature.subn("", text, count=1)
+        if not found:
+            break
+    return text
 
 
 def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
@@ -175,9 +224,10 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
     except LLMError:
         logger.warning("the assistant of seat %s could not act", seat.pk, exc_info=True)
         return None
-    content = " ".join(answer.text.split())[:LIQUID_MAX]
+    content = intention_text(answer.text, seat_names(seat))[:LIQUID_MAX]
     if not content:
         return None
+    flags = intention_flags(content=content, seats=seats)
     with transaction.atomic():
         # Reactions to outcomes stored close together were all let through by one count,
         # and may ask the same seat twice: under the frame's lock, the first ones written
@@ -189,4 +239,10 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
             logger.info("seat %s does not act: the frame's AI budget is spent", seat.pk)
             return None
         liquid = liquid_submit(frame=seat.frame, seat=seat, content=content, user=None)
-    return liquid_commit(liquid=liquid, user=None)
+        if flags:  # stored with it: the GM's snapshot reads them from the start
+            Liquid.objects.filter(pk=liquid.pk).update(flags=flags)
+    liquid = liquid_commit(liquid=liquid, user=None)
+    if flags:
+        liquid.flags = flags
+        notify_liquid_flagged(liquid)
+    return liquid

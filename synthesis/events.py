@@ -69,6 +69,16 @@ def notify_window(event_type: str, window: Window, *, cause: dict | None = None)
     notify_frame(window.frame_id, event)
 
 
+def notify_liquid_flagged(liquid: Liquid) -> None:
+    """`liquid.flagged` to the GM alone: the secret guard's flags on an intention an AI seat
+    wrote, outside the frame's sequence (as `outcome.flagged`; the GM's snapshot holds
+    them too). Call after the liquid's own events, in the same transaction."""
+    group_send_on_commit(
+        gm_group(liquid.frame_id),
+        {"type": "liquid.flagged", "liquid": str(liquid.pk), "flags": liquid.flags},
+    )
+
+
 def notify_outcome(outcome: Outcome) -> None:
     """`outcome.created`: the bones are shared with everyone in the frame; then, if the
     secret guard flagged it, `outcome.flagged` to the GM. Call in the transaction that

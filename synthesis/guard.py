@@ -1,7 +1,9 @@
 """The secret guard: an outcome is public, so one that repeats a secret the resolved
 actions did not reveal is flagged to the GM (DESIGN.md §4). The bones prompt holds no
 secret, so a flag means the model guessed, or a player wrote it into an outcome through
-someone else's action; the GM decides. Pure: it reads only what `gather` loaded.
+someone else's action; the GM decides. An intention an AI seat wrote is checked when it is
+stored (`intention_flags`): its model read its character's secrets, and what it intends
+becomes an outcome everyone reads. Pure: it reads only what its caller loaded.
 
 A secret counts as repeated when the outcome holds a run of SHINGLE_WORDS of its words
 (carrying at least two content words, so "in the middle of" never counts), or the whole of
@@ -75,6 +77,19 @@ def secret_flags(
                 flags.append({"kind": secret.kind, "owner": secret.owner, "excerpt": excerpt})
                 break
     return flags
+
+
+def intention_flags(*, content: str, seats: Iterable["Seat"]) -> list[dict[str, str]]:
+    """The secrets an AI-written intention repeats (its character's real name among them):
+    nothing it says counts as revealed, since no player chose to say it.
+
+    Args:
+        content: the intention as it is stored.
+        seats: the frame's seats, personas' memberships prefetched.
+    Returns:
+        [{kind, owner, excerpt}] for the GM, as `secret_flags`.
+    """
+    return secret_flags(said=[content], revealed=[], secrets=seat_secrets(seats))
 
 
 class _Grams:

@@ -104,6 +104,8 @@ class Liquid(models.Model):
     refined = models.TextField(blank=True, default="")
     analysis_source = models.CharField(max_length=16, blank=True, default="")  # model/heuristic
     analysis_note = models.TextField(blank=True, default="")
+    # The secret guard's, for the GM only: what an AI seat's intention gave away.
+    flags = models.JSONField(default=list, blank=True)
     submitted_at = models.DateTimeField(auto_now_add=True)
     committed_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)

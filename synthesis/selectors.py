@@ -149,6 +149,11 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "my_seats": sorted(str(seat_id) for seat_id in access.seat_ids),
         "invite_code": frame.invite_code if access.is_gm else None,
         "spectator_code": frame.spectator_code if access.is_gm else None,
+        # The secret guard's flags on what AI seats wrote, by liquid id (GM only; then
+        # `liquid.flagged` events).
+        "liquid_flags": {str(x.pk): x.flags for x in live_liquid if x.flags}
+        if access.is_gm
+        else None,
         "seats": [seat_body(seat) for seat in seats],
         "liquid": [liquid_body(x, readable=liquid_readable(access, x)) for x in live_liquid],
         "outcomes": [outcome_body(o, gm=access.is_gm) for o in Outcome.objects.filter(frame=frame)],

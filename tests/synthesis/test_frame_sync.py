@@ -51,7 +51,9 @@ class FrameState:
             assert event["seq"] == self.seq + 1, f"a gap before {event}"  # the SPA resyncs
             self.seq = event["seq"]
         family = kind.split(".")[0]
-        if kind == "liquid.withdrawn":
+        if kind == "liquid.flagged":  # the secret guard's, on what an AI seat wrote
+            assert self.is_gm, "only the GM hears of the secret guard"
+        elif kind == "liquid.withdrawn":
             self.liquid.pop(event["liquid"]["id"], None)
         elif family == "liquid":
             self.liquid[event["liquid"]["id"]] = event["liquid"]
