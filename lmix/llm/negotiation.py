@@ -1,5 +1,4 @@
-"""A structured call in the mode a model takes: found by trying them, then validated and
-repaired once, every request noted."""
+"""A structured call in the mode its model takes (found by trying), validated, repaired once."""
 
 import json
 from collections.abc import Callable

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.fakes.llm_server import DEFAULT_TEXT, FakeLLMServer, Reply
+from tests.fakes.llm_server import DEFAULT_TEXT, LLAMA_CPP_REFUSES, FakeLLMServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,3 +74,20 @@ def test_standalone_mode_prints_its_url_and_serves():
     finally:
         process.terminate()
         process.wait(timeout=5)
+
+
+def test_it_can_answer_like_llama_cpp(fake_llm):
+    fake_llm.refused_formats = LLAMA_CPP_REFUSES
+    fake_llm.queue(text='{"a": 1}')
+    schema = {"type": "json_schema", "json_schema": {"name": "X", "schema": {}}}
+    with httpx.Client(base_url=fake_llm.base_url) as http:
+        chat = {"model": "m", "messages": []}
+        refused = http.post("/chat/completions", json={**chat, "response_format": schema})
+        assert refused.status_code == 500
+        with_schema = {"type": "json_object", "schema": {"maxLength": 3}}
+        refused = http.post("/chat/completions", json={**chat, "response_format": with_schema})
+        assert refused.status_code == 500
+        plain = {"type": "json_object"}
+        taken = http.post("/chat/completions", json={**chat, "response_format": plain}).json()
+        assert taken["choices"][0]["message"]["content"] == '{"a": 1}'  # what was queued
+        assert http.post(f"{fake_llm.root_url}/chat/completions", json=chat).status_code == 404
