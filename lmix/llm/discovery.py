@@ -1,7 +1,8 @@
 """Context size discovery: ask a model's server how many tokens its model takes, where it says.
 
 llama.cpp's server reports its window at `GET /props` (`default_generation_settings.n_ctx`)
-and may describe each model in `GET /v1/models` (`meta.n_ctx`, `meta.n_ctx_train`); Ollama
+and may describe each model in `GET /v1/models` (`meta.n_ctx`, `meta.n_ctx_train`);
+llama-cpp-python's server only in its refusal of an over-long prompt; Ollama
 at `POST /api/show` (`num_ctx` among its parameters, else `model_info["<arch>.context_length"]`).
 Hosted OpenAI and Anthropic models come from the table in `tokens.py`. Anything else is
 unknown (None): the model form then asks for it. Discovery never raises and never logs a key;
@@ -29,6 +30,10 @@ log = logging.getLogger("lmix.llm")
 TIMEOUT_SECONDS = 3.0
 # /api/show carries a model's template and license; nothing we read is anywhere near this.
 MAX_BODY_BYTES = 2 * 1024 * 1024
+# Longer than any window llama-cpp-python is run with on a self-hosted machine; it is only
+# tokenized (about a second), never evaluated.
+OVERFLOW_TOKENS = 300_000
+OVERFLOW_TIMEOUT_SECONDS = 15.0
 HOSTED = frozenset({"openai", "anthropic"})
 LOCAL = frozenset({"openai_compatible", "ollama"})
 
@@ -79,6 +84,22 @@ class _Server:
             # A redirect to a refused address is refused like the endpoint itself would be.
             raise _Unreachable from None
         except (httpx2.HTTPError, ValueError):
+            return None
+
+    def refusal(self, method: str, url: str, body: Any) -> str | None:
+        """The error message of a 4xx answer (the body's `error.message`), else None."""
+        try:
+            response = self.client.request(
+                method, url, json=body, headers=self.headers, timeout=OVERFLOW_TIMEOUT_SECONDS
+            )
+            if not 400 <= response.status_code < 500 or len(response.content) > MAX_BODY_BYTES:
+                return None
+            error = response.json().get("error")
+            message = error.get("message") if isinstance(error, dict) else None
+            return message if isinstance(message, str) else None
+        except (httpx2.TransportError, LLMEndpointRefused):
+            raise _Unreachable from None
+        except (httpx2.HTTPError, ValueError, AttributeError):
             return None
 
     def close(self) -> None:
@@ -137,6 +158,22 @@ def _from_show(server: _Server, root: str, model_id: str) -> int | None:
     return None
 
 
+def _from_overflow(server: _Server, root: str, base: str, model_id: str) -> int | None:
+    """llama-cpp-python's server reports its window nowhere, but refuses a prompt longer
+    than it before evaluating anything: "maximum context length is N tokens". Asked only of
+    a server that has its tokenizer route, so no other server is sent the long prompt."""
+    if server.ask("POST", f"{root}/extras/tokenize/count", {"input": "probe"}) is None:
+        return None
+    body = {
+        "model": model_id or "probe",
+        "messages": [{"role": "user", "content": "a " * OVERFLOW_TOKENS}],
+        "max_tokens": 1,
+    }
+    refusal = server.refusal("POST", f"{base}/chat/completions", body)
+    match = re.search(r"maximum context length is (\d+) tokens", refusal or "")
+    return _size(match.group(1)) if match else None
+
+
 def _local(server: _Server, provider: str, endpoint: str, model_id: str) -> int | None:
     root = _root(provider, endpoint)
     if provider == "ollama":
@@ -147,6 +184,7 @@ def _local(server: _Server, provider: str, endpoint: str, model_id: str) -> int 
         _from_props(server, root)
         or _from_models(server, api_base(provider, endpoint), model_id)
         or _from_show(server, root, model_id)
+        or _from_overflow(server, root, api_base(provider, endpoint), model_id)
     )
 
 

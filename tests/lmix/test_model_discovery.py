@@ -65,13 +65,34 @@ def test_ollama_reports_the_trained_window_or_the_num_ctx_it_runs_with(server):
 
 
 def test_a_server_that_says_nothing_usable_is_unknown(server):
-    # No /props, /models without meta, no /api/show: what llama-cpp-python's server does.
+    # No /props, /models without meta, no /api/show, no llama-cpp-python tokenizer route.
     assert context_size_discover("openai_compatible", server.base_url, "", "smol") is None
-    assert {r.path for r in server.requests} == {"/props", "/v1/models", "/api/show"}
+    paths = {r.path for r in server.requests}
+    assert paths == {"/props", "/v1/models", "/api/show", "/extras/tokenize/count"}
     for odd in ({"n_ctx": 0}, {"n_ctx": "lots"}, {"n_ctx": True}, [4096], {"n_ctx": 10**9}):
         server.reset()
         server.queue(body=odd, path="/props")
         assert context_size_discover("openai_compatible", server.base_url, "", "x") is None
+
+
+def test_llama_cpp_pythons_window_comes_from_its_refusal_of_an_over_long_prompt(server):
+    server.queue(body={"count": 1}, path="/extras/tokenize/count")
+    refusal = {
+        "error": {
+            "message": "This model's maximum context length is 4096 tokens. However, you "
+            "requested 300032 tokens (300031 in the messages, 1 in the completion).",
+            "code": "context_length_exceeded",
+        }
+    }
+    server.queue(status=400, body=refusal, path="/v1/chat/completions")
+    assert context_size_discover("openai_compatible", server.base_url, "", "smol") == 4096
+    (probe,) = server.requests_to("/chat/completions")
+    assert probe.body["max_tokens"] == 1 and len(probe.body["messages"][0]["content"]) > 500_000
+
+
+def test_the_over_long_prompt_goes_only_to_a_server_with_llama_cpp_pythons_tokenizer(server):
+    assert context_size_discover("openai_compatible", server.base_url, "", "smol") is None
+    assert not server.requests_to("/chat/completions")
 
 
 def test_hosted_models_come_from_the_table_without_a_request():
