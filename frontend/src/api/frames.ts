@@ -3,6 +3,7 @@ import { http } from './http'
 import type {
   FrameCreateInput,
   FrameSummary,
+  FrameUpdateInput,
   FrameView,
   FrameWindow,
   InvitePreview,
@@ -52,6 +53,9 @@ export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${
 /** Open a seat (kicks its player) or give it to an assistant of the seat's persona. */
 export const updateSeat = (frameId: string, seatId: string, input: SeatUpdateInput) =>
   http.patch<Seat>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}`, input)
+
+/** Rename the frame, change its tempo, who reads intentions, or its models; answers the GM's view. */
+export const updateFrame = (id: string, input: FrameUpdateInput) => http.patch<FrameView>(one(id), input)
 
 export const rotateInvite = (id: string) => http.post<{ invite_code: string }>(`${one(id)}/invite`)
 

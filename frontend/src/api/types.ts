@@ -474,6 +474,36 @@ export interface FrameView {
   windows: FrameWindow[]
   /** Table talk, oldest first (the newest 200). Older servers leave it out. */
   talk?: TalkMessage[]
+  /** Which model plays each pass (the GM's view only). */
+  models?: FrameModels
+}
+
+/** Why a pass plays on its model: the GM chose it for the frame, the character's assistant's, the cast's most common, the GM's default. */
+export type ModelSource = 'frame' | 'assistant' | 'cast' | 'default'
+
+export interface PlayedModel {
+  id: Uuid
+  name: string
+  source: ModelSource
+}
+
+export interface FrameModels {
+  /** The GM's choices (null: the default rule). */
+  soft_model: Uuid | null
+  medium_model: Uuid | null
+  /** The model each pass uses now (null: none at all). */
+  soft: PlayedModel | null
+  /** Seat id → the model of that seat's medium pass. */
+  medium: Record<Uuid, PlayedModel | null>
+}
+
+/** PATCH /api/frames/{id} (GM): any of these; a model null goes back to the default rule. */
+export interface FrameUpdateInput {
+  name?: string
+  tempo?: number
+  liquid_visibility?: LiquidVisibility
+  soft_model?: Uuid | null
+  medium_model?: Uuid | null
 }
 
 /** An out-of-character message at the table: everyone in the frame reads it, no pass does. */
@@ -587,6 +617,7 @@ export type FrameMessage =
   | ({ type: 'seat.changed'; seat: Seat } & Numbered)
   /** `windows`: the frame's open windows in their new state (when the server sends them). */
   | ({ type: 'frame.paused' | 'frame.resumed' | 'frame.closed'; status: FrameStatus; windows?: FrameWindow[] } & Numbered)
+  | ({ type: 'frame.updated'; frame: { name: string; tempo: number; liquid_visibility: LiquidVisibility } } & Numbered)
   | ({ type: 'pass.failed'; pass: PassSummary } & Numbered)
   | ({ type: 'talk.created'; talk: TalkMessage } & Numbered)
   /** `solid`: the narrative (stored as a solid) the delta belongs to. */

@@ -204,6 +204,13 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
       for (const w of msg.windows) windows = setWindow({ ...state, windows }, w)
       return done({ info, windows })
     }
+    case 'frame.updated': {
+      // The GM's settings. Models are the GM's only (not in the event): the GM re-reads.
+      // Another visibility changes which intentions a player may read: re-read too.
+      const { name, tempo, liquid_visibility } = msg.frame
+      const reread = state.info.is_gm || liquid_visibility !== state.info.liquid_visibility
+      return done({ info: { ...state.info, name, tempo, liquid_visibility } }, reread)
+    }
     case 'talk.created':
       if (state.talk.some((t) => t.id === msg.talk.id)) return done({})
       return done({ talk: [...state.talk, msg.talk] })

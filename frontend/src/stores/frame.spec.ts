@@ -18,6 +18,7 @@ vi.mock('@/api/frames', () => ({
   withdrawLiquid: vi.fn(),
   commitLiquid: vi.fn(),
   updateSeat: vi.fn(),
+  updateFrame: vi.fn(),
   rotateInvite: vi.fn(),
   controlFrame: vi.fn(),
   advanceFrame: vi.fn(),
@@ -173,6 +174,35 @@ describe('frame store', () => {
       { type: 'vapor', seat: SEATS.alice },
       { type: 'vapor', seat: SEATS.alice, typing: false },
     ])
+    stop()
+  })
+
+  it('applies the GM’s new settings to every page, re-reading when what a player may read changed', async () => {
+    const { store, ws, stop } = await live(makeFrameView({ seq: 2 }))
+    const reads = vi.mocked(api.getFrame).mock.calls.length
+    ws.push({ type: 'frame.updated', seq: 3, frame: { name: 'Night two', tempo: 0.5, liquid_visibility: 'all' } })
+    await flushPromises()
+    expect(store.info).toMatchObject({ name: 'Night two', tempo: 0.5, liquid_visibility: 'all' })
+    expect(store.state?.seq).toBe(3)
+    expect(api.getFrame).toHaveBeenCalledTimes(reads) // nothing else to read for a player
+    vi.mocked(api.getFrame).mockResolvedValue(makeFrameView({ seq: 4, name: 'Night two', tempo: 0.5, liquid_visibility: 'own' }))
+    ws.push({ type: 'frame.updated', seq: 4, frame: { name: 'Night two', tempo: 0.5, liquid_visibility: 'own' } })
+    await flushPromises()
+    expect(api.getFrame).toHaveBeenCalledTimes(reads + 1) // others' intentions may be hidden now
+    expect(store.info?.liquid_visibility).toBe('own')
+    stop()
+  })
+
+  it('shows the settings the server stored at once after the GM saves them', async () => {
+    const { store, stop } = await live(makeFrameView({ seq: 2, is_gm: true, my_seats: [] }))
+    const played = { id: 'm1', name: 'Big', source: 'frame' as const }
+    vi.mocked(api.updateFrame).mockResolvedValue(
+      makeFrameView({ seq: 3, is_gm: true, name: 'Renamed', tempo: 3, models: { soft_model: 'm1', medium_model: null, soft: played, medium: {} } }),
+    )
+    expect(await store.updateSettings({ name: 'Renamed', tempo: 3, soft_model: 'm1' })).toBe(true)
+    expect(api.updateFrame).toHaveBeenCalledWith('frame1', { name: 'Renamed', tempo: 3, soft_model: 'm1' })
+    expect(store.info).toMatchObject({ name: 'Renamed', tempo: 3, models: { soft: played } })
+    expect(store.state?.seq).toBe(2) // the socket's event brings the sequence on
     stop()
   })
 })

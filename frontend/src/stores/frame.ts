@@ -7,7 +7,7 @@ import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
-import type { FrameMessage, FrameWindow, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
+import type { FrameMessage, FrameUpdateInput, FrameWindow, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
 import {
   applyEvent,
   feedEntries,
@@ -190,6 +190,19 @@ export const useFrameStore = defineStore('frame', () => {
       if (state.value) state.value = { ...state.value, seats: state.value.seats.map((s) => (s.id === updated.id ? updated : s)) }
     })
 
+  /**
+   * Rename the frame or change its tempo, who reads intentions or its models. The answer's
+   * settings show at once; the socket's `frame.updated` tells every page, this one included.
+   */
+  const updateSettings = (input: FrameUpdateInput) =>
+    run('settings', async () => {
+      const view = await api.updateFrame(fid(), input)
+      if (!state.value) return
+      const { name, tempo, liquid_visibility, models } = view
+      state.value = { ...state.value, info: { ...state.value.info, name, tempo, liquid_visibility, models } }
+      toasts.success('Frame settings saved.')
+    })
+
   const rotateInvite = () =>
     run('invite', async () => {
       const { invite_code } = await api.rotateInvite(fid())
@@ -276,6 +289,7 @@ export const useFrameStore = defineStore('frame', () => {
     leave,
     say,
     setSeat,
+    updateSettings,
     rotateInvite,
     setSpectators,
     control,

@@ -10,6 +10,11 @@ import { makeFrameView, makeNarrative, makeOutcome, makeSeat, makeWindow, SEATS 
 import FrameGmView from './FrameGmView.vue'
 
 vi.mock('@/api/assistants', () => ({ assistantsApi: { list: vi.fn(() => Promise.resolve([])) } }))
+vi.mock('@/api/models', () => ({
+  modelsApi: { list: vi.fn(() => Promise.resolve([{ id: 'm-cast', name: 'Smol' }, { id: 'm-big', name: 'Big' }])) },
+  createModels: vi.fn(),
+  makeDefault: vi.fn(),
+}))
 vi.mock('@/api/frames', () => ({
   getFrame: vi.fn(),
   listPasses: vi.fn(),
@@ -21,6 +26,7 @@ vi.mock('@/api/frames', () => ({
   fireWindow: vi.fn(),
   cancelWindow: vi.fn(),
   setSpectators: vi.fn(),
+  updateFrame: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
   inviteLink: (code: string) => `http://test/join/${code}`,
   spectateLink: (code: string) => `http://test/watch/${code}`,
@@ -171,5 +177,50 @@ describe('FrameGmView', () => {
     FakeSocket.last!.push({ type: 'outcome.flagged', outcome: 'o1', flags: [{ kind: 'secret', detail: 'Names the smuggler.' }] })
     await flushPromises()
     expect(w.find(q('outcome-flag')).exists()).toBe(true)
+  })
+
+  it('shows which model plays each pass and saves new settings', async () => {
+    const cast = { id: 'm-cast', name: 'Smol', source: 'assistant' as const }
+    const models = {
+      soft_model: null,
+      medium_model: null,
+      soft: { ...cast, source: 'cast' as const },
+      medium: { [SEATS.alice]: cast, [SEATS.bob]: cast, [SEATS.tony]: cast },
+    }
+    const w = await mountView(gmView({ models }), [])
+    expect(w.find(q('model-soft')).text()).toBe('Smol (the cast’s most common)')
+    expect(w.findAll(q('model-medium')).map((m) => m.text())).toEqual([
+      'Alice: Smol (the character’s own)',
+      'Bob: Smol (the character’s own)',
+      'Tony: Smol (the character’s own)',
+    ])
+    const big = { id: 'm-big', name: 'Big', source: 'frame' as const }
+    vi.mocked(api.updateFrame).mockResolvedValue(
+      gmView({ name: 'Night two', tempo: 0.5, models: { ...models, medium_model: 'm-big', medium: { [SEATS.alice]: big, [SEATS.bob]: big, [SEATS.tony]: big } } }),
+    )
+    await w.find(q('settings-toggle')).trigger('click')
+    await w.find(q('settings-name')).setValue('Night two')
+    await w.find(q('settings-tempo')).setValue('0.5')
+    await w.find(q('settings-medium_model')).setValue('m-big')
+    await w.find(q('settings-form')).trigger('submit')
+    await flushPromises()
+    expect(api.updateFrame).toHaveBeenCalledWith('frame1', {
+      name: 'Night two',
+      tempo: 0.5,
+      liquid_visibility: 'all',
+      soft_model: null,
+      medium_model: 'm-big',
+    })
+    expect(w.find(q('frame-name')).text()).toBe('Night two')
+    expect(w.findAll(q('model-medium'))[0]!.text()).toBe('Alice: Big (chosen for this frame)')
+  })
+
+  it('takes another page’s settings from the socket and re-reads for the models', async () => {
+    const w = await mountView(gmView(), [])
+    const reads = vi.mocked(api.getFrame).mock.calls.length
+    FakeSocket.last!.push({ type: 'frame.updated', seq: 5, frame: { name: 'Renamed', tempo: 2, liquid_visibility: 'gm' } })
+    await flushPromises()
+    expect(w.find(q('frame-name')).text()).toBe('Renamed')
+    expect(vi.mocked(api.getFrame).mock.calls.length).toBeGreaterThan(reads)
   })
 })
