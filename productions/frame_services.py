@@ -56,7 +56,6 @@ def frame_create(
             "Open seats must be personas of the production's cast.",
             details={"open_seats": ["Not in the cast."]},
         )
-    default_model = _default_model(production.owner)
     frame = Frame.objects.create(
         production=production,
         owner=production.owner,
@@ -64,8 +63,9 @@ def frame_create(
         mode=mode,
         tempo=tempo,
         liquid_visibility=liquid_visibility,
-        soft_model=soft_model or default_model,
-        medium_model=medium_model or default_model,
+        # None until the GM chooses: the passes then follow the cast (frame_llm.py).
+        soft_model=soft_model,
+        medium_model=medium_model,
     )
     Seat.objects.bulk_create(
         [
@@ -84,8 +84,48 @@ def frame_create(
     return frame
 
 
-def _default_model(owner: AbstractBaseUser) -> LLMModel | None:
-    return LLMModel.objects.filter(owner=owner, is_default=True).first()
+# What the GM may change on a running frame (PATCH /api/frames/{id}).
+FRAME_SETTINGS = ("name", "tempo", "liquid_visibility", "soft_model", "medium_model")
+
+
+@transaction.atomic
+def frame_update(*, frame: Frame, **settings: object) -> Frame:
+    """The GM changes a frame's settings: any of `FRAME_SETTINGS` given is stored (a model
+    None goes back to the default rule of frame_llm.py). Everyone in the frame is told
+    (`frame.updated`). Running passes keep the model they started with; the next one reads
+    the new one; open windows keep their time, the next ones take the new tempo.
+
+    Raises:
+        ApplicationError: an unknown setting, a tempo out of range, an empty name, or a
+            model that is not the GM's own (400 naming the field).
+    """
+    unknown = set(settings) - set(FRAME_SETTINGS)
+    if unknown:
+        raise ApplicationError(
+            "These cannot be changed on a frame.", details={k: ["Unknown."] for k in unknown}
+        )
+    if "tempo" in settings and not 0 <= float(settings["tempo"]) <= MAX_TEMPO:
+        raise ApplicationError(
+            f"Tempo must be between 0 and {MAX_TEMPO:g}.",
+            details={"tempo": [f"Between 0 and {MAX_TEMPO:g}."]},
+        )
+    if "name" in settings and not str(settings["name"]).strip():
+        raise ApplicationError("Give the frame a name.", details={"name": ["Required."]})
+    for field in ("soft_model", "medium_model"):
+        model = settings.get(field)
+        if model is not None and getattr(model, "owner_id", None) != frame.owner_id:
+            raise ApplicationError(
+                "Choose one of your own models.", details={field: ["Not one of your models."]}
+            )
+    frame = Frame.objects.select_for_update().get(pk=frame.pk)
+    changed = [k for k, v in settings.items() if _stored(frame, k) != _stored_value(v)]
+    if not changed:
+        return frame
+    for field in changed:
+        setattr(frame, field, settings[field])
+    frame.save(update_fields=[*changed, "updated_at"])
+    _frame_changed(frame)
+    return frame
 
 
 @transaction.atomic
@@ -196,6 +236,32 @@ def _revoke_player(frame: Frame, user_id: object) -> None:
     from .frame_events import frame_group
 
     revoke_on_commit(frame_group(frame.pk), user_id=user_id)
+
+
+def _stored(frame: Frame, field: str) -> object:
+    return getattr(frame, f"{field}_id" if field.endswith("_model") else field)
+
+
+def _stored_value(value: object) -> object:
+    return value.pk if isinstance(value, LLMModel) else value
+
+
+def _frame_changed(frame: Frame) -> None:
+    """Everyone, spectators too, reads the frame's new settings (its models are the GM's:
+    the GM's page reads them again)."""
+    from .frame_events import notify_frame
+
+    notify_frame(
+        frame.pk,
+        {
+            "type": "frame.updated",
+            "frame": {
+                "name": frame.name,
+                "tempo": frame.tempo,
+                "liquid_visibility": frame.liquid_visibility,
+            },
+        },
+    )
 
 
 def _seat_changed(seat: Seat) -> None:

@@ -41,6 +41,7 @@ from .selectors import (
 from .serializers import (
     FrameCreateSerializer,
     FrameJoinSerializer,
+    FrameUpdateSerializer,
     LiquidEditSerializer,
     LiquidSubmitSerializer,
     SeatLeaveSerializer,
@@ -116,6 +117,17 @@ class FrameDetailApi(APIView):
         """Your view of the frame: its `seq`, seats, the liquid you may read, every outcome,
         your own narratives and the open windows (the GM's view holds everything)."""
         return Response(frame_view(frame_access_or_404(user=request.user, frame_id=frame_id)))
+
+    @extend_schema(request=FrameUpdateSerializer, responses={200: FRAME_VIEW})
+    def patch(self, request: Request, frame_id: str) -> Response:
+        """GM: rename the frame or change its tempo, who reads intentions, and its soft and
+        medium models (null: the characters' own models). Everyone in the frame is told;
+        running passes keep their model, the next ones use the new one."""
+        access = _gm_access(request, frame_id)
+        data = FrameUpdateSerializer(data=request.data, context={"request": request})
+        data.is_valid(raise_exception=True)
+        frame_services.frame_update(frame=access.frame, **data.validated_data)
+        return Response(frame_view(access))
 
 
 class FrameJoinApi(APIView):

@@ -8,6 +8,7 @@ from django.db.models import Q
 
 from lmix.models import LLMCall
 from productions.frame_events import seat_body
+from productions.frame_llm import FrameModels
 from productions.models import Frame, LiquidVisibility
 from productions.selectors import FrameAccess, seats_load
 
@@ -136,7 +137,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
     windows = Window.objects.filter(
         Q(status__in=[WindowStatus.OPEN, WindowStatus.FIRING, WindowStatus.FAILED]), frame=frame
     )
-    return {
+    view = {
         "id": str(frame.pk),
         "production": str(frame.production_id),
         "name": frame.name,
@@ -161,6 +162,9 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "windows": [window_body(w) for w in windows],
         "talk": talk_recent(frame_id=frame.pk),
     }
+    if access.is_gm:  # which model plays each pass: the GM's business only
+        view["models"] = FrameModels(frame).view(seats)
+    return view
 
 
 def spectator_view(frame: Frame) -> dict[str, Any]:

@@ -26,6 +26,18 @@ class FrameCreateSerializer(serializers.Serializer):
     )
 
 
+class FrameUpdateSerializer(serializers.Serializer):
+    """PATCH /api/frames/{id}: any of these; a model null goes back to the default rule."""
+
+    name = serializers.CharField(max_length=200, required=False)
+    tempo = serializers.FloatField(min_value=0, max_value=MAX_TEMPO, required=False)
+    liquid_visibility = serializers.ChoiceField(choices=LiquidVisibility.choices, required=False)
+    soft_model = OwnedRelatedField(queryset=LLMModel.objects.all(), required=False, allow_null=True)
+    medium_model = OwnedRelatedField(
+        queryset=LLMModel.objects.all(), required=False, allow_null=True
+    )
+
+
 class FrameJoinSerializer(serializers.Serializer):
     invite_code = serializers.CharField(max_length=64)
     seat = serializers.UUIDField()

@@ -18,10 +18,10 @@ from pydantic import BaseModel, Field
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
-from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
+from productions.frame_llm import FrameModels
 from productions.knowledge import knowledge_text, name_for
 from productions.models import Frame, Seat
 from productions.selectors import seats_for_prompts
@@ -199,21 +199,26 @@ def soft_pass_run(*, pass_id: object) -> None:
         soft_result_store(pass_=pass_, analysis=analysis, source=source, note=note, seats=seats)
 
 
+# The answer's budget: SoftAnalysis is five short fields, a reason and the intention
+# restated in a sentence or two (~150 tokens); a model rambling past this fails to validate
+# and the heuristics decide, instead of a slow runaway answer.
+SOFT_MAX_TOKENS = 300
+
+
 def _model_analysis(
     pass_: Pass, messages: list[Message], *, valid_targets: set[str]
 ) -> SoftAnalysis:
-    model = (
-        pass_.frame.soft_model
-        or LLMModel.objects.filter(owner_id=pass_.frame.owner_id, is_default=True).first()
-    )
-    if model is None:
+    # The frame's soft model, else the cast's most common, else the GM's default.
+    played = FrameModels(pass_.frame).soft()
+    if played is None:
         raise ApplicationError("no model is set for soft passes")
     analysis = llm_structured(
-        model=model,
+        model=played.model,
         messages=messages,
         schema=SoftAnalysis,
         purpose="synthesis.soft",
         subject=f"pass:{pass_.pk}",
+        max_tokens=SOFT_MAX_TOKENS,
     )
     # Targets must be seats of this frame; anything else the model made up is dropped.
     analysis.targets = [t for t in dict.fromkeys(analysis.targets) if t in valid_targets]

@@ -17,6 +17,7 @@ from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared, together
 from lmix.realtime.leases import lease_held, on_heartbeat
 from productions.frame_events import lock_frame
+from productions.frame_llm import FrameModels
 from productions.models import Frame, FrameMode, Seat
 from productions.selectors import seats_load
 
@@ -162,19 +163,18 @@ def _run(pass_: Pass, lease: PassLease) -> None:
 
 
 def medium_model(*, frame: Frame, seat: Seat) -> LLMModel:
-    """The frame's medium model, else the seat's assistant's, else the GM's default.
+    """The model the seat's pass plays on (productions/frame_llm.py): the frame's medium
+    model if the GM chose one, else the character's assistant's, else the cast's most
+    common, else the GM's default. Read when the pass runs: a change meanwhile is taken by
+    the next pass, never by a running one.
 
     Raises:
         ApplicationError: none of them is set.
     """
-    if frame.medium_model_id:
-        return frame.medium_model
-    if seat.assistant_id:
-        return seat.assistant.model
-    model = LLMModel.objects.filter(owner_id=frame.owner_id, is_default=True).first()
-    if model is None:
+    played = FrameModels(frame).medium(seat)
+    if played is None:
         raise ApplicationError("This frame has no model for its synthesis: choose one.")
-    return model
+    return played.model
 
 
 def _fail(pass_: Pass, lease: PassLease, *, message: str) -> None:

@@ -25,7 +25,13 @@ def test_the_owner_starts_a_frame_whose_cast_become_seats(api, user, production_
     assert body["seats"][1]["assistant"] and body["seats"][0]["assistant"] is None
     frame = Frame.objects.get(pk=body["id"])
     assert frame.tempo == 0.5 and frame.owner == user
-    assert frame.medium_model is not None  # the owner's default model
+    # No model chosen: both stay unset and every pass plays on the cast's own model.
+    assert frame.medium_model is None and frame.soft_model is None
+    cast_model = production.cast.first().assistant.model
+    played = {"id": str(cast_model.pk), "name": cast_model.name}
+    assert {k: body["models"]["soft"][k] for k in played} == played
+    assert body["models"]["soft_model"] is None and body["models"]["medium_model"] is None
+    assert set(body["models"]["medium"]) == {s["id"] for s in body["seats"]}
 
 
 def test_open_seats_must_be_of_the_cast(api, user, production_factory, other_user):

@@ -621,25 +621,6 @@ def test_only_the_last_try_holds_the_frame_lock_across_the_call(
     assert seen == [locked]
 
 
-def test_the_model_is_the_frames_else_the_assistants_else_the_gms_default(user, server):
-    scene = Scene(user)
-    frame_model, default = (
-        scene.frame.medium_model,
-        LLMModel.objects.get(owner=user, is_default=True),
-    )
-    assert medium.medium_model(frame=scene.frame, seat=scene.alice) == frame_model
-    scene.frame.medium_model = None
-    assistant_model = fake_model(user, server)
-    scene.tony.assistant.model = assistant_model
-    scene.tony.assistant.save()
-    assert medium.medium_model(frame=scene.frame, seat=scene.tony) == assistant_model
-    assert medium.medium_model(frame=scene.frame, seat=scene.alice) == default
-    LLMModel.objects.filter(pk=default.pk).update(is_default=False)
-    scene.frame.save()
-    pass_ = run(scene.fire(scene.alice, scene.commit(scene.alice, "I wait.")))
-    assert pass_.status == "failed" and "no model" in pass_.error
-
-
 # -- nothing to do -------------------------------------------------------------------------
 
 

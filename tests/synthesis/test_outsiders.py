@@ -26,6 +26,7 @@ pytestmark = pytest.mark.django_db
 # a body that would be valid for someone allowed to do it.
 ENDPOINTS = {
     ("frame-detail", "get"): ("/api/frames/{frame}", "frame", None),
+    ("frame-detail", "patch"): ("/api/frames/{frame}", "frame", {"name": "OUTSIDER-RENAMED"}),
     ("frame-leave", "post"): ("/api/frames/{frame}/leave", "frame", {"seat": "{alice}"}),
     ("seat-detail", "patch"): (
         "/api/frames/{frame}/seats/{alice}",
