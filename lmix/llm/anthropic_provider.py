@@ -118,8 +118,9 @@ class AnthropicProvider:
         schema: type[BaseModel],
         usage: Usage,
         mode: StructuredMode,
+        wire: dict | None = None,
     ) -> str:
-        tool = structured.tool_definition(schema)
+        tool = structured.tool_definition(schema, wire)
         response = self._create(
             config,
             messages,

@@ -10,7 +10,7 @@ Role = Literal["system", "user", "assistant"]
 T = TypeVar("T", bound=BaseModel)
 # How a structured call asks for JSON: OpenAI's response_format with the schema, JSON mode
 # without it, the prompt alone, Anthropic's forced tool, or the offline narrator's own way.
-StructuredMode = Literal["json_schema", "json_object", "prompt", "tool", "native"]
+StructuredMode = Literal["json_schema", "grammar", "json_object", "prompt", "tool", "native"]
 
 
 @dataclass(frozen=True)
@@ -75,10 +75,12 @@ class Provider(Protocol):
         schema: type[BaseModel],
         usage: Usage,
         mode: StructuredMode,
+        wire: dict | None = None,
     ) -> str:
         """Ask once for a JSON answer in `mode` and return its raw text (a tool call's input
         as JSON). `messages` already hold any schema instruction (structured.conversation);
-        the adapter adds only the mode's request fields. Parsing is the caller's."""
+        the adapter adds only the mode's request fields, with `wire` as the schema when
+        given (structured.json_schema). Parsing is the caller's."""
         ...
 
     def list_models(self, config: CallConfig) -> list[str]:

@@ -279,6 +279,7 @@ def llm_structured(
     max_tokens: int | None = None,
     check: Callable[[T], None] | None = None,
     tries: list[dict] | None = None,
+    wire: dict | None = None,
 ) -> T:
     """An instance of `schema`; on output that will not validate, `default` if given.
 
@@ -292,6 +293,10 @@ def llm_structured(
             `structured_max_tokens` wins; else settings.LLM_STRUCTURED_MAX_TOKENS.
         check: raises ValueError(why) when a schema-valid answer is still wrong; counted
             like a validation failure.
+        wire: the JSON schema sent instead of `schema`'s own, tighter for this call (its
+            exact names, say), so a server that constrains its output to it (json_schema,
+            a llama.cpp grammar) cannot answer otherwise; the answer is still validated as
+            `schema`.
         tries: given, one dict per model call is appended, whatever its outcome:
             {"mode", "messages" (as sent, schema instruction included; a forced tool as a
             "note"), "raw" (the answer's text), "error" ("" or why it failed)}.
@@ -322,6 +327,7 @@ def llm_structured(
                 remember=lambda mode: _remember_mode(model, mode),
                 check=check,
                 tries=tries,
+                wire=wire,
             )
     except LLMInvalidOutput:
         if default is None:

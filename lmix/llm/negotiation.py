@@ -24,8 +24,10 @@ def negotiated(
     remember: Callable[[StructuredMode], None],
     check: Callable[[T], None] | None = None,
     tries: list[dict] | None = None,
+    wire: dict | None = None,
 ) -> T:
-    """An instance of `schema` from the model of `config`.
+    """An instance of `schema` from the model of `config`, asked for as `wire` (a tighter
+    JSON schema for this call) when given.
 
     With `stored` (a mode its adapter has) only that mode is used. Else the adapter's modes
     are tried in order: a request the server refuses (REFUSED_STATUSES) moves on to the
@@ -38,12 +40,12 @@ def negotiated(
             first problem, in one short line.
         LLMError: the last mode failed too, or a failure that is not a refusal.
     """
-    asker = _Asker(config, schema, usage, tries if tries is not None else [])
+    asker = _Asker(config, schema, usage, tries if tries is not None else [], wire)
     modes = asker.provider.structured_modes
     if stored in modes:
         modes = (stored,)
     for position, mode in enumerate(modes):
-        conversation = structured.conversation(mode, messages, schema)
+        conversation = structured.conversation(mode, messages, schema, wire)
         probing = position < len(modes) - 1  # the last mode's refusal is a failure
         try:
             raw = asker.ask(mode, conversation, probing=probing)
@@ -64,8 +66,16 @@ def _refused(error: LLMError) -> bool:
 class _Asker:
     """One structured call's requests to its model, each noted in `tries`."""
 
-    def __init__(self, config: CallConfig, schema: type[T], usage: Usage, tries: list[dict]):
+    def __init__(
+        self,
+        config: CallConfig,
+        schema: type[T],
+        usage: Usage,
+        tries: list[dict],
+        wire: dict | None,
+    ) -> None:
         self.config, self.schema, self.usage, self.tries = config, schema, usage, tries
+        self.wire = wire
         self.provider = provider_for(config.provider)
 
     def ask(self, mode: StructuredMode, conversation: list[Message], *, probing: bool) -> str:
@@ -74,13 +84,13 @@ class _Asker:
         while True:
             sent = [m.as_dict() for m in conversation]
             if mode == "tool":
-                tool = json.dumps(structured.tool_definition(self.schema))
+                tool = json.dumps(structured.tool_definition(self.schema, self.wire))
                 sent.append({"role": "note", "content": f"Forced tool call: {tool}"})
             entry = {"mode": mode, "messages": sent, "raw": "", "error": ""}
             self.tries.append(entry)
             try:
                 entry["raw"] = self.provider.structured(
-                    self.config, conversation, self.schema, self.usage, mode
+                    self.config, conversation, self.schema, self.usage, mode, self.wire
                 )
                 return entry["raw"]
             except LLMError as error:

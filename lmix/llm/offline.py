@@ -717,6 +717,7 @@ class OfflineNarrator:
         schema: type[BaseModel],
         usage: Usage,
         mode: StructuredMode = "native",
+        wire: dict | None = None,  # the offline narrator answers from `schema` itself
     ) -> str:
         for result in self._answers(config, messages, schema):
             text = result.model_dump_json()

@@ -51,7 +51,14 @@ class OpenAIProvider:
 
     # llama.cpp's server answers json_schema with a 500 and takes json_object; some servers
     # take neither (the client finds out once per model and remembers).
-    structured_modes: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
+    # grammar: llama.cpp's servers take a schema inside json_object and compile it to a
+    # grammar; where json_schema is refused, that still makes the answer fit the shape.
+    structured_modes: tuple[StructuredMode, ...] = (
+        "json_schema",
+        "grammar",
+        "json_object",
+        "prompt",
+    )
 
     def _create(self, config: CallConfig, messages: list[Message], **extra: Any) -> Completion:
         with (
@@ -111,6 +118,7 @@ class OpenAIProvider:
         schema: type[BaseModel],
         usage: Usage,
         mode: StructuredMode,
+        wire: dict | None = None,
     ) -> str:
         extra: dict[str, Any] = {}
         if mode == "json_schema":
@@ -118,13 +126,15 @@ class OpenAIProvider:
                 "type": "json_schema",
                 "json_schema": {
                     "name": structured.schema_name(schema),
-                    "schema": structured.json_schema(schema),
+                    "schema": structured.json_schema(schema, wire),
                     # Strict mode wants every field required and no extras: most models aren't.
                     "strict": False,
                 },
             }
+        elif mode == "grammar":
+            schema_only = structured.grammar_schema(structured.json_schema(schema, wire))
+            extra["response_format"] = {"type": "json_object", "schema": schema_only}
         elif mode == "json_object":
-            # No schema inside: llama.cpp's grammar compiler crashes on some (maxLength).
             extra["response_format"] = {"type": "json_object"}
         answer = self._create(config, messages, **extra)
         usage.prompt_tokens += answer.usage.prompt_tokens

@@ -22,6 +22,9 @@ MIN_CONTEXT_SIZE = 512
 MAX_CONTEXT_SIZE = 2_000_000
 
 
+StructuredMode = Literal["json_schema", "grammar", "json_object", "prompt", "tool"]
+
+
 class ModelParams(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -36,7 +39,7 @@ class ModelParams(BaseModel):
         | None
     ) = None
     context_size: Annotated[int, Field(ge=MIN_CONTEXT_SIZE, le=MAX_CONTEXT_SIZE)] | None = None
-    structured_mode: Literal["json_schema", "json_object", "prompt", "tool"] | None = None
+    structured_mode: StructuredMode | None = None
     structured_max_tokens: Annotated[int, Field(ge=16, le=200_000)] | None = None
     # Set when `context_size` was reported by the server (lmix/llm/discovery.py), not typed:
     # a discovered size is discovered again when the model moves to another server or id.

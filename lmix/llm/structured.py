@@ -15,9 +15,24 @@ DETAIL_MAX = 1500
 # Short enough for a failure banner; it names what was wrong, never the prompt.
 SUMMARY_MAX = 160
 # The modes a model may be remembered by (LLMModel.config["structured_mode"]).
-STORED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt", "tool")
+STORED_MODES: tuple[StructuredMode, ...] = (
+    "json_schema",
+    "grammar",
+    "json_object",
+    "prompt",
+    "tool",
+)
 # The modes whose prompt carries the schema; a tool carries it itself.
-_INSTRUCTED = frozenset({"json_schema", "json_object", "prompt"})
+_INSTRUCTED = frozenset({"json_schema", "grammar", "json_object", "prompt"})
+# What a grammar compiler (llama.cpp's) is given of a schema: structure only. Length and
+# pattern keywords crashed llama-cpp-python's server (maxLength); names and prose are
+# for the prompt.
+_GRAMMAR_KEYS = frozenset(
+    {
+        "type", "properties", "required", "items", "prefixItems", "minItems", "maxItems",
+        "enum", "const", "additionalProperties", "anyOf", "oneOf", "allOf",
+    }
+)  # fmt: skip
 
 
 class Unparsable(ValueError):
@@ -32,8 +47,32 @@ class Unparsable(ValueError):
         self.summary = (first[0] if first else "invalid answer")[:SUMMARY_MAX]
 
 
-def json_schema(schema: type[BaseModel]) -> dict:
-    return schema.model_json_schema()
+def json_schema(schema: type[BaseModel], wire: dict | None = None) -> dict:
+    """The JSON schema a call sends: `wire` (a tighter one for this call, e.g. its exact
+    names) when given, else the model's own. The answer is validated as `schema` either way."""
+    return wire if wire is not None else schema.model_json_schema()
+
+
+def grammar_schema(schema: dict) -> dict:
+    """`schema` as a grammar compiler takes it: references inlined, structural keywords only."""
+    definitions = schema.get("$defs", {})
+
+    def plain(node: object) -> object:
+        if isinstance(node, list):
+            return [plain(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return plain(definitions[node["$ref"].rsplit("/", 1)[-1]])
+        kept = {key: value for key, value in node.items() if key in _GRAMMAR_KEYS}
+        if isinstance(kept.get("properties"), dict):
+            kept["properties"] = {name: plain(sub) for name, sub in kept["properties"].items()}
+        for key in ("items", "prefixItems", "anyOf", "oneOf", "allOf"):
+            if key in kept:
+                kept[key] = plain(kept[key])
+        return kept
+
+    return plain(schema)  # type: ignore[return-value]
 
 
 def schema_name(schema: type[BaseModel]) -> str:
@@ -41,36 +80,42 @@ def schema_name(schema: type[BaseModel]) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "_", schema.__name__)[:64] or "respond"
 
 
-def instruction(schema: type[BaseModel]) -> str:
+def instruction(schema: type[BaseModel], wire: dict | None = None) -> str:
     return (
         "Reply with a single JSON object and nothing else (no prose, no code fences). "
-        f"It must match this JSON schema:\n{json.dumps(json_schema(schema))}"
+        f"It must match this JSON schema:\n{json.dumps(json_schema(schema, wire))}"
     )
 
 
-def tool_definition(schema: type[BaseModel]) -> dict:
+def tool_definition(schema: type[BaseModel], wire: dict | None = None) -> dict:
     """The tool a structured call forces (Anthropic), its input the schema."""
     return {
         "name": schema_name(schema),
         "description": f"Give the answer as a {schema.__name__}.",
-        "input_schema": json_schema(schema),
+        "input_schema": json_schema(schema, wire),
     }
 
 
 def conversation(
-    mode: StructuredMode, messages: list[Message], schema: type[BaseModel]
+    mode: StructuredMode,
+    messages: list[Message],
+    schema: type[BaseModel],
+    wire: dict | None = None,
 ) -> list[Message]:
     """The messages a structured call in `mode` sends: with the schema instruction unless a
     tool (or the offline narrator) takes the schema itself."""
-    return with_instruction(messages, schema) if mode in _INSTRUCTED else list(messages)
+    return with_instruction(messages, schema, wire) if mode in _INSTRUCTED else list(messages)
 
 
-def with_instruction(messages: list[Message], schema: type[BaseModel]) -> list[Message]:
+def with_instruction(
+    messages: list[Message], schema: type[BaseModel], wire: dict | None = None
+) -> list[Message]:
     """Add the schema instruction to the system message (some chat templates allow one, first)."""
+    text = instruction(schema, wire)
     if messages and messages[0].role == "system":
-        first = Message("system", f"{messages[0].content}\n\n{instruction(schema)}")
+        first = Message("system", f"{messages[0].content}\n\n{text}")
         return [first, *messages[1:]]
-    return [Message("system", instruction(schema)), *messages]
+    return [Message("system", text), *messages]
 
 
 def strip_fences(text: str) -> str:

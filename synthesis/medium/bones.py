@@ -14,7 +14,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, get_args
 
 from django.conf import settings
 from django.db import transaction
@@ -243,6 +243,55 @@ def bones_check(ctx: MediumContext) -> Callable[[Bones], None]:
     return check
 
 
+def bones_wire(ctx: MediumContext) -> dict:
+    """The bones schema as this moment's call sends it: one entry per action to resolve, in
+    order, each naming its character exactly; interrupts only of the other characters and
+    only when an interruptive action is among them. A server that holds its output to a
+    schema (json_schema, a llama.cpp grammar) then cannot name anyone else; `bones_check`
+    still judges what comes back, and `Bones` validates it."""
+    results = {"type": "string", "enum": list(get_args(Result))}
+    entries = [
+        {
+            "type": "object",
+            "properties": {
+                "seat": {"type": "string", "enum": [action.label]},
+                "action": {"type": "string"},
+                "result": results,
+            },
+            "required": ["seat", "action", "result"],
+            "additionalProperties": False,
+        }
+        for action in ctx.to_resolve
+    ]
+    others = [ctx.labels[s.pk] for s in ctx.seats if s.pk != ctx.seat.pk]
+    interruptive = others and any(action.interruptive for action in ctx.to_resolve)
+    interrupt = {
+        "type": "object",
+        "properties": {"seat": {"type": "string", "enum": others}, "reason": {"type": "string"}},
+        "required": ["seat", "reason"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "actions_resolved": {
+                "type": "array",
+                "prefixItems": entries,
+                "minItems": len(entries),
+                "maxItems": len(entries),
+            },
+            "world_facts": {"type": "array", "items": {"type": "string"}, "maxItems": FACTS_MAX},
+            "interrupts": {
+                "type": "array",
+                "items": interrupt,
+                "maxItems": len(others) if interruptive else 0,
+            },
+        },
+        "required": ["actions_resolved", "world_facts", "interrupts"],
+        "additionalProperties": False,
+    }
+
+
 def _names(names: list[str]) -> str:
     return ", ".join(dict.fromkeys(names))
 
@@ -375,6 +424,7 @@ def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
             max_tokens=bones_max_tokens(ctx),
             check=check,
             tries=tries,
+            wire=bones_wire(ctx),
         )
     except LLMInvalidOutput as error:
         raise LLMInvalidOutput(refused_reason(error, tries, check)) from error

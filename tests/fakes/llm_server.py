@@ -11,7 +11,8 @@ the request asks for a stream), `{}` for structured requests, `models` for GET /
 Like real servers, it serves only under /v1 (a 404 elsewhere).
 
 To behave like llama.cpp's server (llama-cpp-python 0.3.x), which answers a json_schema
-response_format with a 500 and crashes on a json_object carrying a schema:
+response_format with a 500 (it compiles a schema inside json_object into a grammar, which
+tests/real_models/ show on the real server):
 
     server.refused_formats = LLAMA_CPP_REFUSES
 
@@ -40,7 +41,7 @@ DEFAULT_TEXT = "The lamps gutter as the stranger steps inside. “We should talk
 DEFAULT_MODELS = ("fake-gpt", "fake-claude", "fake-llama")
 # The response formats llama-cpp-python's server answers with a 500: json_schema (it takes
 # only text and json_object) and a json_object with a schema inside (its grammar compiler).
-LLAMA_CPP_REFUSES = frozenset({"json_schema", "json_object+schema"})
+LLAMA_CPP_REFUSES = frozenset({"json_schema"})
 
 _ERROR_TYPES = {
     400: "invalid_request_error",

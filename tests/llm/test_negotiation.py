@@ -30,11 +30,10 @@ def quick(settings, monkeypatch):
 
 
 def formats(server) -> list[str]:
-    """What each chat request asked for: its response_format type, or "text"."""
-    return [
-        (r.body.get("response_format") or {}).get("type", "text")
-        for r in server.requests_to("/chat/completions")
-    ]
+    """What each chat request asked for: its response_format type ("json_object+schema" with
+    a schema inside), or "text"."""
+    asked = [r.body.get("response_format") or {} for r in server.requests_to("/chat/completions")]
+    return [f"{f.get('type', 'text')}{'+schema' if 'schema' in f else ''}" for f in asked]
 
 
 def stored_mode(model: LLMModel) -> str | None:
@@ -45,20 +44,22 @@ def judge(model, **extra) -> Verdict:
     return llm_structured(model=model, messages=MESSAGES, schema=Verdict, purpose="t", **extra)
 
 
-def test_a_llama_cpp_server_is_asked_once_for_json_schema_then_json_object(fake_llm, model_for):
+def test_a_llama_cpp_server_is_asked_once_for_json_schema_then_for_a_grammar(fake_llm, model_for):
     fake_llm.refused_formats = LLAMA_CPP_REFUSES
     model = model_for(config={"temperature": 0.5, "context_size": 4096})
-    fake_llm.queue(data=GOOD)  # taken by the json_object request
+    fake_llm.queue(data=GOOD)  # taken by the grammar request
 
     assert judge(model) == Verdict(**GOOD)
 
     # The 500 to json_schema is a refusal of that shape: not retried, the next mode asked.
-    assert formats(fake_llm) == ["json_schema", "json_object"]
+    assert formats(fake_llm) == ["json_schema", "json_object+schema"]
     second = fake_llm.requests[1].body
-    assert second["response_format"] == {"type": "json_object"}  # no schema inside
-    assert '"guilty"' in second["messages"][0]["content"]  # the schema is in the prompt
+    grammar = second["response_format"]["schema"]
+    assert grammar["properties"]["reason"] == {"type": "string"}  # no maxLength: it crashed
+    assert "title" not in json.dumps(grammar)
+    assert '"guilty"' in second["messages"][0]["content"]  # the schema is in the prompt too
     config = LLMModel.objects.get(pk=model.pk).config
-    assert config == {"temperature": 0.5, "context_size": 4096, "structured_mode": "json_object"}
+    assert config == {"temperature": 0.5, "context_size": 4096, "structured_mode": "grammar"}
     assert LLMCall.objects.get().error == ""
 
 
@@ -74,16 +75,38 @@ def test_a_remembered_mode_is_used_alone_and_a_refused_shape_never_sent_again(fa
         fake_llm.queue(data=GOOD)
         judge(LLMModel.objects.get(pk=model.pk))
 
-    assert formats(fake_llm) == ["json_object", "json_object"]
+    assert formats(fake_llm) == ["json_object+schema", "json_object+schema"]
 
 
-def test_a_server_that_takes_no_json_mode_is_asked_with_the_prompt_alone(fake_llm, model_for):
-    fake_llm.refused_formats = {"json_schema", "json_object"}
+def test_a_server_without_grammars_is_asked_for_a_json_object_with_no_schema_inside(
+    fake_llm, model_for
+):
+    fake_llm.refused_formats = {"json_schema", "json_object+schema"}
     model = model_for()
     fake_llm.queue(data=GOOD)
     assert judge(model) == Verdict(**GOOD)
-    assert formats(fake_llm) == ["json_schema", "json_object", "text"]
+    assert formats(fake_llm) == ["json_schema", "json_object+schema", "json_object"]
+    assert stored_mode(model) == "json_object"
+
+
+def test_a_server_that_takes_no_json_mode_is_asked_with_the_prompt_alone(fake_llm, model_for):
+    fake_llm.refused_formats = {"json_schema", "json_object+schema", "json_object"}
+    model = model_for()
+    fake_llm.queue(data=GOOD)
+    assert judge(model) == Verdict(**GOOD)
+    assert formats(fake_llm) == ["json_schema", "json_object+schema", "json_object", "text"]
     assert stored_mode(model) == "prompt"
+
+
+def test_a_wire_schema_is_what_the_server_is_held_to(fake_llm, model_for):
+    fake_llm.refused_formats = LLAMA_CPP_REFUSES
+    wire = {"type": "object", "properties": {"guilty": {"enum": [True]}, "reason": {}}}
+    fake_llm.queue(data=GOOD)
+    judge(model_for(), wire=wire)
+    sent = [r.body for r in fake_llm.requests_to("/chat/completions")]
+    assert sent[0]["response_format"]["json_schema"]["schema"] == wire
+    assert sent[1]["response_format"]["schema"] == wire
+    assert json.dumps(wire) in sent[1]["messages"][0]["content"]
 
 
 @pytest.mark.parametrize("status", [400, 404, 415, 422, 501])
@@ -92,8 +115,8 @@ def test_other_refusals_move_on_too(fake_llm, model_for, status):
     fake_llm.queue(status=status)
     fake_llm.queue(data=GOOD)
     assert judge(model) == Verdict(**GOOD)
-    assert formats(fake_llm) == ["json_schema", "json_object"]
-    assert stored_mode(model) == "json_object"
+    assert formats(fake_llm) == ["json_schema", "json_object+schema"]
+    assert stored_mode(model) == "grammar"
 
 
 def test_a_server_that_takes_json_schema_keeps_it(fake_llm, model_for):
@@ -173,7 +196,7 @@ def test_every_request_is_a_try_with_what_was_sent_and_answered(fake_llm, model_
     refused, wrong, repaired = tries
     assert refused["mode"] == "json_schema" and refused["raw"] == ""
     assert "HTTP 500" in refused["error"]
-    assert wrong["mode"] == repaired["mode"] == "json_object"
+    assert wrong["mode"] == repaired["mode"] == "grammar"
     assert wrong["raw"] == '{"guilty": "maybe"}'
     assert wrong["error"].startswith("guilty: ")  # one short line, not pydantic's whole text
     assert repaired["error"] == "" and json.loads(repaired["raw"]) == GOOD

@@ -15,7 +15,7 @@ from productions.frame_events import gm_group, seat_group
 from productions.selectors import frame_access
 from synthesis.events import PLAYER_PASS_ERROR
 from synthesis.medium import Bones, bones_apply, gather
-from synthesis.medium.bones import bones_check, bones_max_tokens
+from synthesis.medium.bones import bones_check, bones_max_tokens, bones_wire
 from synthesis.medium.prompts import BONES_REPLY_TOKENS, template
 from synthesis.models import Liquid, Outcome, Pass, Window
 from synthesis.selectors import frame_view, pass_list
@@ -139,6 +139,37 @@ def answer(*entries: tuple[str, str]) -> Bones:
     return Bones.model_validate(
         {"actions_resolved": [{"seat": s, "action": "acts", "result": r} for s, r in entries]}
     )
+
+
+def test_the_wire_schema_names_exactly_the_actions_to_resolve_in_order(user):
+    scene = Scene(user)
+    wire = bones_wire(together(scene))
+    actions = wire["properties"]["actions_resolved"]
+    assert [entry["properties"]["seat"]["enum"] for entry in actions["prefixItems"]] == [
+        ["Bob Wilson"],
+        ["Alice Thompson"],
+    ]
+    assert actions["minItems"] == actions["maxItems"] == 2
+    assert wire["properties"]["interrupts"]["maxItems"] == 0  # nothing interruptive
+    # Whatever fits it passes the check and validates as Bones.
+    fitting = {
+        "actions_resolved": [
+            {"seat": "Bob Wilson", "action": "raises a shield", "result": "success"},
+            {"seat": "Alice Thompson", "action": "swings", "result": "partial"},
+        ],
+        "world_facts": [],
+        "interrupts": [],
+    }
+    bones_check(together(Scene(user)))(Bones.model_validate(fitting))
+
+
+def test_the_wire_schema_lets_an_interruptive_action_interrupt_only_others(user):
+    scene = Scene(user)
+    push = scene.commit(scene.alice, "I push Bob.", interruptive=True, targets=[scene.bob])
+    wire = bones_wire(gather(scene.fire(scene.alice, push)))
+    interrupts = wire["properties"]["interrupts"]
+    assert interrupts["maxItems"] == 2
+    assert interrupts["items"]["properties"]["seat"]["enum"] == ["Bob Wilson", "Tony Rosetti"]
 
 
 def test_the_check_accepts_every_action_resolved_by_any_name_the_lookup_reads(user):

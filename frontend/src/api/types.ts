@@ -10,7 +10,7 @@ export interface User {
 
 export type Provider = 'openai' | 'openai_compatible' | 'ollama' | 'anthropic' | 'offline'
 
-export type StructuredMode = 'json_schema' | 'json_object' | 'prompt' | 'tool'
+export type StructuredMode = 'json_schema' | 'grammar' | 'json_object' | 'prompt' | 'tool'
 
 /** A model's default parameters, or an assistant's overrides of them. */
 export interface ModelConfig {

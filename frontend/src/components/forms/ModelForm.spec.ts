@@ -153,6 +153,7 @@ describe('ModelForm', () => {
     expect(select.findAll('option').map((o) => o.text())).toEqual([
       'Auto (negotiate)',
       'JSON schema',
+      'Grammar (llama.cpp: JSON object with the schema)',
       'JSON object',
       'Plain prompt',
       'Tool',
