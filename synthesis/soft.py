@@ -189,14 +189,27 @@ def soft_pass_run(*, pass_id: object) -> None:
             messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}],
         )
         others = names_known_to(pass_.liquid.seat_id, seats)
-        note = ""
+        note, failure = "", ""
+        tries: list[dict] = []
         try:
-            analysis = _model_analysis(pass_, messages, valid_targets=set(others.values()))
+            analysis = _model_analysis(
+                pass_, messages, valid_targets=set(others.values()), tries=tries
+            )
             source = "model"
         except (LLMError, ApplicationError) as error:
             analysis, source = heuristics(pass_.liquid.content, others), "heuristic"
-            note = f"The soft model failed ({error}); heuristics decided."
-        soft_result_store(pass_=pass_, analysis=analysis, source=source, note=note, seats=seats)
+            # Every seat reads the note; the reason can name the model's endpoint, so it
+            # goes on the pass, which only the GM reads (with the model's answers).
+            note, failure = "The soft model failed; heuristics decided.", str(error)
+        soft_result_store(
+            pass_=pass_,
+            analysis=analysis,
+            source=source,
+            note=note,
+            seats=seats,
+            error=failure,
+            tries=tries,
+        )
 
 
 # The answer's budget: SoftAnalysis is five short fields, a reason and the intention
@@ -205,8 +218,35 @@ def soft_pass_run(*, pass_id: object) -> None:
 SOFT_MAX_TOKENS = 300
 
 
+def soft_wire(valid_targets: set[str]) -> dict:
+    """The soft answer's schema as the call sends it: targets only among this frame's other
+    seats, pscale only among the scales (see llm_structured's `wire`)."""
+    targets: dict = {"type": "array", "items": {"type": "string"}, "maxItems": 0}
+    if valid_targets:
+        targets = {
+            "type": "array",
+            "items": {"type": "string", "enum": sorted(valid_targets)},
+            "maxItems": len(valid_targets),
+        }
+    fields = {
+        "pscale": {"type": "integer", "enum": list(range(-3, 3))},
+        "window_seconds": {"type": "number"},
+        "interruptive": {"type": "boolean"},
+        "targets": targets,
+        "capable": {"type": "boolean"},
+        "capable_reason": {"type": "string"},
+        "refined": {"type": "string"},
+    }
+    return {
+        "type": "object",
+        "properties": fields,
+        "required": list(fields),
+        "additionalProperties": False,
+    }
+
+
 def _model_analysis(
-    pass_: Pass, messages: list[Message], *, valid_targets: set[str]
+    pass_: Pass, messages: list[Message], *, valid_targets: set[str], tries: list[dict]
 ) -> SoftAnalysis:
     # The frame's soft model, else the cast's most common, else the GM's default.
     played = FrameModels(pass_.frame).soft()
@@ -219,6 +259,8 @@ def _model_analysis(
         purpose="synthesis.soft",
         subject=f"pass:{pass_.pk}",
         max_tokens=SOFT_MAX_TOKENS,
+        tries=tries,
+        wire=soft_wire(valid_targets),
     )
     # Targets must be seats of this frame; anything else the model made up is dropped.
     analysis.targets = [t for t in dict.fromkeys(analysis.targets) if t in valid_targets]
@@ -227,10 +269,19 @@ def _model_analysis(
 
 @transaction.atomic
 def soft_result_store(
-    *, pass_: Pass, analysis: SoftAnalysis, source: str, note: str, seats: list[Seat]
+    *,
+    pass_: Pass,
+    analysis: SoftAnalysis,
+    source: str,
+    note: str,
+    seats: list[Seat],
+    error: str = "",
+    tries: list[dict] | None = None,
 ) -> bool:
     """Store an analysis on its liquid and tell the frame; a result for an older revision
-    (edited meanwhile) or for withdrawn liquid is dropped. Returns whether it was stored."""
+    (edited meanwhile) or for withdrawn liquid is dropped. The pass keeps, for the GM, why
+    the model failed (`error`) and each of its answers (`tries`). Returns whether it was
+    stored."""
     # The frame first, then its liquid: the order outcomes take them in (a liquid row
     # locked before the frame's would deadlock with a pass consuming or interrupting it).
     lock_frame(pass_.frame_id)
@@ -251,7 +302,14 @@ def soft_result_store(
             tuple(analysed), pk=pass_.liquid_id, revision=pass_.liquid_revision, **analysed
         )
     )
-    Pass.move(pass_.pk, PassStatus.DONE, only_from=(PassStatus.RUNNING,), lease_owner="")
+    Pass.move(
+        pass_.pk,
+        PassStatus.DONE,
+        only_from=(PassStatus.RUNNING,),
+        lease_owner="",
+        error=error,
+        tries=[{"step": "soft", **entry} for entry in tries or ()],
+    )
     if stored:
         liquid = LIQUID_BY_KEY.get(pk=pass_.liquid_id)
         notify_liquid("liquid.analyzed", liquid, frame=pass_.frame, seats=seats)

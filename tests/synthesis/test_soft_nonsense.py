@@ -85,7 +85,12 @@ def test_when_the_soft_model_answers_nonsense_heuristics_decide_and_say_so(user,
     # The heuristics' answer ("hour" → pscale 1), not anything the model said.
     assert liquid.pscale == 1 and liquid.refined == INTENT
     assert liquid.status == "submitted" and liquid.content == INTENT
-    assert Pass.objects.get(liquid=liquid, kind="soft").status == "done"
+    soft_pass = Pass.objects.get(liquid=liquid, kind="soft")
+    assert soft_pass.status == "done"
+    # Why, and what the model answered, are the GM's (the pass); every seat reads the note,
+    # which never names the model's endpoint.
+    assert soft_pass.error and soft_pass.tries and all(t["step"] == "soft" for t in soft_pass.tries)
+    assert "127.0.0.1" not in liquid.analysis_note
     # What the players are told (liquid.analyzed) and what they read back both validate.
     analyzed = [body for event, body in broadcast if event == "liquid.analyzed"]
     assert len(analyzed) == 1
@@ -94,3 +99,23 @@ def test_when_the_soft_model_answers_nonsense_heuristics_decide_and_say_so(user,
         assert "heuristics decided" in body["analysis_note"]
         checked = SoftAnalysis.model_validate(body)
         assert checked.pscale == 1 and checked.refined == INTENT
+
+
+def test_a_soft_model_out_of_reach_is_named_to_the_gm_never_in_the_players_note(user):
+    unreachable = "http://127.0.0.1:9/v1-SOFT-ENDPOINT-MARKER"
+    model = LLMModel.objects.create(
+        owner=user,
+        name="Gone",
+        provider="openai_compatible",
+        api_endpoint=unreachable,
+        model_id="gone",
+    )
+    frame = make_frame(user, soft_model=model)
+    _, alice = seat_player(frame, 0)
+    seat = frame.seats.get(position=0)
+    body = {"seat": str(seat.id), "content": INTENT}
+    created = alice.post(f"/api/frames/{frame.id}/liquid", body, format="json")
+    liquid = wait_for(lambda: analysed(created.json()["id"]), timeout=60)
+    assert liquid.analysis_source == "heuristic"
+    assert "SOFT-ENDPOINT-MARKER" in Pass.objects.get(liquid=liquid, kind="soft").error
+    assert "SOFT-ENDPOINT-MARKER" not in str(alice.get(f"/api/frames/{frame.id}").json())
