@@ -139,12 +139,24 @@ def validate(data: str | dict, schema: type[T], raw: str | None = None) -> T:
     """`data` (JSON text, or a tool call's parsed input) as `schema`, or Unparsable."""
     try:
         if isinstance(data, str):
+            data = _loose_json(data)
+        if isinstance(data, str):
             return schema.model_validate_json(data)
         return schema.model_validate(data)
     except ValidationError as error:
         if raw is None:
             raw = data if isinstance(data, str) else json.dumps(data)
         raise Unparsable(str(error), raw, _summary(error)) from None
+
+
+def _loose_json(text: str) -> str | object:
+    """JSON that only a strict parser refuses (a raw newline or tab inside a string, as a
+    small model under a grammar writes them), parsed; anything else as it was, for the
+    schema's own parser to judge."""
+    try:
+        return json.loads(text, strict=False)
+    except ValueError:
+        return text
 
 
 def _summary(error: ValidationError) -> str:

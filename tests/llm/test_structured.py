@@ -24,6 +24,15 @@ def test_parse_tolerates_fences_and_chatter(text):
     assert structured.parse(text, Answer) == Answer(ok=True)
 
 
+class Said(BaseModel):
+    line: str
+
+
+def test_parse_takes_raw_newlines_and_tabs_inside_strings():
+    # What SmolLM2 wrote under llama.cpp's grammar: a strict parser refuses it.
+    assert structured.parse('{"line": "I open\nthe\tdoor"}', Said) == Said(line="I open\nthe\tdoor")
+
+
 def test_parse_failure_carries_the_raw_text_and_the_reason():
     with pytest.raises(structured.Unparsable) as caught:
         structured.parse('{"ok": "perhaps"}', Answer)
