@@ -8,9 +8,17 @@ import openai
 from pydantic import BaseModel
 
 from . import structured
-from .base import CallConfig, Completion, LLMInvalidOutput, Message, StructuredMode, Usage
+from .base import (
+    CallConfig,
+    Completion,
+    LLMInvalidOutput,
+    LLMUnavailable,
+    Message,
+    StructuredMode,
+    Usage,
+)
 from .endpoints import api_base
-from .failures import SDKErrors, failed, translated
+from .failures import SDKErrors, failed, shown_endpoint, translated
 from .pinning import pinned_http_client
 from .tokens import estimate_usage
 
@@ -83,7 +91,7 @@ class OpenAIProvider:
         # Only OpenAI itself is sure to accept stream_options; others get counted locally.
         extra = {"stream_options": {"include_usage": True}} if config.provider == "openai" else {}
         parts: list[str] = []
-        reported = False
+        reported = finished = False
         with (
             translated(ERRORS, config.provider, "stream", endpoint=config.endpoint),
             _client(config) as client,
@@ -102,10 +110,21 @@ class OpenAIProvider:
                         usage.completion_tokens = chunk.usage.completion_tokens
                         reported = True
                     for choice in chunk.choices or []:
+                        finished = finished or choice.finish_reason is not None
                         delta = choice.delta.content if choice.delta else None
                         if delta:
                             parts.append(delta)
                             yield delta
+        if parts and not finished:
+            # The answer was cut, not ended: llama-cpp-python's server closes a stream so
+            # when another request arrives (unless run with --interrupt_requests False).
+            # Stored as done, it would be a story that stops mid-sentence. (Cut before any
+            # text, it is an empty answer: tried again.)
+            why = (
+                f"The provider at {shown_endpoint(config.endpoint)} ended the answer before "
+                "finishing it (no finish reason)."
+            )
+            raise failed(config.provider, "stream", LLMUnavailable(why))
         if not reported:
             estimate = estimate_usage(messages, "".join(parts))
             usage.prompt_tokens = estimate.prompt_tokens

@@ -70,6 +70,9 @@ class Reply:
     first_delay: float = 0.0  # streams: seconds between the headers and the first piece
     stall_after: int | None = None  # streams: pieces of text sent before stalling
     stall: float = 0.0  # ...for this many seconds (then the connection is cut)
+    # streams: end with [DONE] but no finish reason, as llama-cpp-python's server cuts a
+    # stream when another request arrives
+    unfinished: bool = False
 
 
 @dataclass
@@ -351,7 +354,8 @@ class _Handler(BaseHTTPRequestHandler):
 
         events = [chunk({"role": "assistant", "content": ""})]
         events += [chunk({"content": piece}) for piece in _chunks(text)]
-        events.append(chunk({}, "stop"))
+        if not reply.unfinished:
+            events.append(chunk({}, "stop"))
         if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
             events.append({**chunk({}), "choices": [], "usage": usage})
         self._start_stream(reply.headers)

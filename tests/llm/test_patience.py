@@ -67,6 +67,16 @@ def test_whitespace_only_is_empty_and_leading_whitespace_waits_for_text(fake_llm
     assert chats(fake_llm) == 2
 
 
+def test_a_stream_cut_before_its_finish_is_a_failure_not_a_shorter_answer(fake_llm, model_for):
+    fake_llm.queue(text=TEXT, unfinished=True)  # [DONE] with no finish reason
+    received: list[str] = []
+    with pytest.raises(LLMUnavailable) as caught:
+        received.extend(llm_stream(model=model_for(), messages=MESSAGES, purpose="turn"))
+    assert "before finishing" in str(caught.value)
+    assert "".join(received) == TEXT  # what came was handed on; the caller keeps it
+    assert chats(fake_llm) == 1  # text was handed on: not tried again
+
+
 def test_an_empty_completion_is_tried_once_more_then_fails(fake_llm, model_for):
     fake_llm.responder = lambda request: Reply(text=" \n")
     with pytest.raises(LLMEmptyAnswer):
