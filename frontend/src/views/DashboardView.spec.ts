@@ -37,7 +37,9 @@ describe('DashboardView: connect a real model', () => {
     expect(card.exists()).toBe(true)
     expect(card.text()).toContain('Connect a real model')
     expect(card.text()).toContain('offline narrator')
-    expect(['ollama', 'openai', 'anthropic'].map((k) => w.find(q(`connect-${k}`)).exists())).toEqual([true, true, true])
+    const offered = ['ollama', 'llamacpp', 'openai', 'anthropic']
+    expect(offered.map((k) => w.find(q(`connect-${k}`)).exists())).toEqual([true, true, true, true])
+    expect(w.find(q('connect-llamacpp')).text()).toContain('make model-server')
     expect(w.find(q('connect-ollama')).text()).toContain('127.0.0.1:11434')
     // No emoji: the icons are SVGs.
     expect(card.find('svg.app-icon').exists()).toBe(true)
@@ -52,6 +54,12 @@ describe('DashboardView: connect a real model', () => {
     expect(modal).not.toBeNull()
     expect(modal!.querySelector(q('wizard-preset-ollama'))!.getAttribute('aria-checked')).toBe('true')
     expect((modal!.querySelector(q('wizard-endpoint')) as HTMLInputElement).value).toBe('http://127.0.0.1:11434')
+
+    await w.find(q('connect-llamacpp')).trigger('click')
+    await flushPromises()
+    const local = document.body.querySelector(q('connect-wizard-modal'))!
+    expect(local.querySelector(q('wizard-preset-custom'))!.getAttribute('aria-checked')).toBe('true')
+    expect((local.querySelector(q('wizard-endpoint')) as HTMLInputElement).value).toBe('http://127.0.0.1:8090/v1')
 
     await w.find(q('connect-anthropic')).trigger('click')
     await flushPromises()
