@@ -476,6 +476,8 @@ export interface FrameView {
   talk?: TalkMessage[]
   /** Which model plays each pass (the GM's view only). */
   models?: FrameModels
+  /** The guard's flags on AI-written intentions, by liquid id (the GM's view only; null for players). */
+  liquid_flags?: Record<Uuid, OutcomeFlag[]> | null
 }
 
 /** Why a pass plays on its model: the GM chose it for the frame, the character's assistant's, the cast's most common, the GM's default. */
@@ -614,6 +616,7 @@ export type FrameMessage =
   | ({ type: 'outcome.created'; outcome: Outcome } & Numbered)
   /** GM only, unnumbered: the guard's warnings on an outcome, after it was created. */
   | { type: 'outcome.flagged'; outcome: Uuid; flags: OutcomeFlag[] }
+  | { type: 'liquid.flagged'; liquid: Uuid; flags: OutcomeFlag[] }
   | ({ type: 'seat.changed'; seat: Seat } & Numbered)
   /** `windows`: the frame's open windows in their new state (when the server sends them). */
   | ({ type: 'frame.paused' | 'frame.resumed' | 'frame.closed'; status: FrameStatus; windows?: FrameWindow[] } & Numbered)

@@ -146,6 +146,14 @@ describe('applying events', () => {
     ])
     expect(s.outcomes.map((o) => o.id)).toEqual(['a'])
   })
+
+  it('keeps the guard’s flags on an AI seat’s intention beside those the snapshot brought', () => {
+    const flag = { kind: 'secret', detail: 'repeats Tony’s internal truth' }
+    const s = play(fromSnapshot(makeFrameView({ seq: 1, liquid_flags: { l1: [flag] } })), [
+      { type: 'liquid.flagged', liquid: 'l2', flags: [flag, flag] },
+    ])
+    expect(s.info.liquid_flags).toEqual({ l1: [flag], l2: [flag, flag] })
+  })
 })
 
 describe('table talk', () => {

@@ -189,6 +189,9 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
       // The guard's warnings (GM only), after the outcome itself; an unknown outcome comes with the next re-read.
       if (!state.outcomes.some((o) => o.id === msg.outcome)) return done({})
       return done({ outcomes: state.outcomes.map((o) => (o.id === msg.outcome ? { ...o, flags: msg.flags } : o)) })
+    case 'liquid.flagged':
+      // An AI seat's intention repeats a secret (GM only): kept beside the liquid, like the snapshot's.
+      return done({ info: { ...state.info, liquid_flags: { ...(state.info.liquid_flags ?? {}), [msg.liquid]: msg.flags } } })
     case 'seat.changed': {
       const at = state.seats.findIndex((s) => s.id === msg.seat.id)
       const seats = at >= 0 ? state.seats.map((s, i) => (i === at ? msg.seat : s)) : [...state.seats, msg.seat]

@@ -17,6 +17,15 @@ describe('LiquidCard', () => {
     expect(text.text()).toContain('Then I wait. <b>x</b>')
   })
 
+  it('shows the GM the guard’s flags on it, and nothing when there are none', () => {
+    const flags = [{ kind: 'secret', detail: 'names the real name' }]
+    const flagged = mount(LiquidCard, { props: { liquid: makeLiquid({ id: 'l3' }), frame, nameOf: () => 'Tony', now: 0, flags } })
+    expect(flagged.find('[data-testid="liquid-flag"]').text()).toContain('secret')
+    expect(flagged.find('[data-testid="liquid-flag"]').attributes('title')).toBe('secret: names the real name')
+    const plain = mount(LiquidCard, { props: { liquid: makeLiquid({ id: 'l4' }), frame, nameOf: () => 'Tony', now: 0 } })
+    expect(plain.find('[data-testid="liquid-flag"]').exists()).toBe(false)
+  })
+
   it('shows the soft pass’s reading of it the same way', () => {
     const liquid = makeLiquid({ id: 'l2', pscale: -1, analysis_source: 'model', refined: '*Alice steps back.* <i>x</i>' })
     const w = mount(LiquidCard, { props: { liquid, frame, nameOf: () => 'Alice', now: 0 } })
