@@ -424,6 +424,10 @@ def test_every_documented_field_of_a_create_is_accepted(case, session_auth):
         body.update(layer="affiliation", persona=None)
     for name in documented & {"name", "model_id"}:  # unique among the user's objects
         body[name] = f"{body[name][:100]} {uuid.uuid4().hex[:8]}"
+    for name, value in list(body.items()):
+        # DRF trims text: whitespace alone is blank, which a minLength cannot say.
+        if isinstance(value, str) and value and not value.strip():
+            body[name] = "text"
     response = case.call(**session_auth)
     assert response.status_code in (200, 201), (case.formatted_path, body, response.text[:500])
     answer = response.json()
