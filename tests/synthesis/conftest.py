@@ -5,12 +5,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from lmix.realtime import publish
 from productions.frame_services import frame_create, frame_join
 from productions.models import Frame
 from synthesis import medium
 from synthesis.models import Liquid, Pass, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
+from tests.fakes.llm_server import FakeLLMServer
 from tests.productions.conftest import make_production, production_factory  # noqa: F401
 
 
@@ -97,3 +99,20 @@ def sent(pass_: Pass, step: str) -> str:
     return "\n".join(
         m["content"] for entry in pass_.messages if entry["step"] == step for m in entry["messages"]
     )
+
+
+@pytest.fixture
+def server():
+    """A fake OpenAI-compatible server (tests/fakes/llm_server.py) for the test."""
+    with FakeLLMServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def events(monkeypatch):
+    """(group, event) for everything published, in order."""
+    published = []
+    monkeypatch.setattr(
+        publish, "_put", lambda group, message: published.append((group, message["payload"]))
+    )
+    return published

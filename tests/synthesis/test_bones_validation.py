@@ -10,7 +10,6 @@ from pydantic import ValidationError
 
 from lmix.llm.base import Message
 from lmix.models import LLMModel
-from lmix.realtime import publish
 from productions.frame_events import gm_group, seat_group
 from productions.selectors import frame_access
 from synthesis.events import PLAYER_PASS_ERROR
@@ -20,7 +19,6 @@ from synthesis.medium.prompts import BONES_REPLY_TOKENS, template
 from synthesis.models import Liquid, Outcome, Pass, Window
 from synthesis.selectors import frame_view, pass_list
 from tests.conftest import logged_in_client
-from tests.fakes.llm_server import FakeLLMServer
 from tests.synthesis.conftest import Scene, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,22 +31,6 @@ GOOD = {
     "world_facts": ["The gate stands open."],
     "interrupts": [],
 }
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as fake:
-        yield fake
-
-
-@pytest.fixture
-def events(monkeypatch):
-    """(group, event) for everything published, in order."""
-    published = []
-    monkeypatch.setattr(
-        publish, "_put", lambda group, message: published.append((group, message["payload"]))
-    )
-    return published
 
 
 def on_model(scene: Scene, endpoint: str) -> LLMModel:

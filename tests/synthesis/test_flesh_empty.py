@@ -5,18 +5,12 @@ import pytest
 from lmix.llm.base import LLMEmptyAnswer
 from lmix.models import LLMCall, LLMModel
 from synthesis.models import Narrative, Outcome
-from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.fakes.llm_server import Reply
 from tests.synthesis.conftest import Scene, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ALICE_ACTS = {"seat": "Alice Thompson", "action": "I run.", "result": "success"}
 BONES = {"actions_resolved": [ALICE_ACTS], "world_facts": ["Dust rises."], "interrupts": []}
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as fake:
-        yield fake
 
 
 def test_an_empty_narrative_stream_fails_the_pass_not_done(user, server):

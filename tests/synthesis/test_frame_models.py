@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.models import OFFLINE_ENDPOINT, LLMCall, LLMModel
-from lmix.realtime import publish
 from productions.frame_events import frame_group
 from productions.frame_llm import FrameModels
 from productions.frame_services import frame_create, frame_update, seat_update
@@ -71,15 +70,6 @@ def soft_pass(scene, seat, player, text="I search the desk."):
     return list(
         LLMCall.objects.filter(purpose="synthesis.soft", subject__startswith="pass:")
     ), liquid
-
-
-@pytest.fixture
-def events(monkeypatch):
-    published = []
-    monkeypatch.setattr(
-        publish, "_put", lambda group, message: published.append((group, message["payload"]))
-    )
-    return published
 
 
 # -- the default rule ---------------------------------------------------------------------

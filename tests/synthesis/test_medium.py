@@ -14,7 +14,6 @@ from lmix.llm.base import CallConfig, Message, Usage
 from lmix.llm.offline import OfflineNarrator
 from lmix.models import LLMCall, LLMModel
 from lmix.prepared import Prepared
-from lmix.realtime import publish
 from productions.frame_events import gm_group, next_seq, seat_group
 from productions.selectors import frame_access
 from synthesis import medium
@@ -24,7 +23,6 @@ from synthesis.medium import context as context_module
 from synthesis.medium import run as run_module
 from synthesis.models import Liquid, Narrative, Outcome, Pass, Window
 from synthesis.selectors import frame_view
-from tests.fakes.llm_server import FakeLLMServer
 from tests.round_trips import round_trips
 from tests.synthesis.conftest import Scene, run, sent
 from tests.waiting import wait_for
@@ -47,22 +45,6 @@ def fake_model(owner, server) -> LLMModel:
     model.api_key = FAKE_KEY
     model.save()
     return model
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as fake:
-        yield fake
-
-
-@pytest.fixture
-def events(monkeypatch):
-    """(group, event) for everything published, in order."""
-    published = []
-    monkeypatch.setattr(
-        publish, "_put", lambda group, message: published.append((group, message["payload"]))
-    )
-    return published
 
 
 @pytest.fixture

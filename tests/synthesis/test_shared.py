@@ -4,7 +4,6 @@ only."""
 
 import pytest
 
-from lmix.realtime import publish
 from productions.frame_events import frame_group, gm_group, seat_group
 from productions.selectors import frame_access
 from synthesis.medium import run as run_module
@@ -13,15 +12,6 @@ from synthesis.selectors import frame_view
 from tests.synthesis.conftest import Scene, run, sent
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def events(monkeypatch):
-    published = []
-    monkeypatch.setattr(
-        publish, "_put", lambda group, message: published.append((group, message["payload"]))
-    )
-    return published
 
 
 @pytest.fixture
