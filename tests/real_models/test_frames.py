@@ -48,16 +48,16 @@ def failures(frame) -> list[str]:
     ]
 
 
-def settled(frame, liquid_ids: list[str]) -> bool:
-    """Every liquid consumed by a narrative, and no pass still to run."""
+def settled(frame) -> bool:
+    """Every intention of the frame consumed by a narrative, and no pass still to run."""
     assert not failures(frame), failures(frame)
-    consumed = Liquid.objects.filter(pk__in=liquid_ids, status="consumed").count()
+    waiting = Liquid.objects.filter(frame=frame).exclude(status__in=["consumed", "withdrawn"])
     busy = Pass.objects.filter(frame=frame, status__in=["pending", "running"]).exists()
-    return consumed == len(liquid_ids) and not busy
+    return not busy and not waiting.exists()
 
 
-def test_three_rounds_with_two_players_and_an_ai_character(user, llama, llama_model_id):
-    smol = llama_model(user, llama, llama_model_id, temperature=0.2, max_tokens=120)
+def test_three_rounds_with_two_players_and_an_ai_character(user, llama, llama_model_id, settings):
+    smol = llama_model(user, llama, llama_model_id, temperature=0.2, max_tokens=60)
     LLMModel.objects.filter(owner=user).update(is_default=False)  # not the offline narrator
     production = make_production(user, model=smol)
     personas = [m.assistant.persona_id for m in production.cast.order_by("position")]
@@ -66,19 +66,25 @@ def test_three_rounds_with_two_players_and_an_ai_character(user, llama, llama_mo
     _, bob_api = seat_player(frame, 1)
     gm = logged_in_client(user)
     alice, bob, tony = frame.seats.order_by("position")
-    played: list[str] = []
     for alice_move, bob_move in MOVES:
-        played += [play(alice_api, frame, alice, alice_move), play(bob_api, frame, bob, bob_move)]
+        play(alice_api, frame, alice, alice_move)
+        play(bob_api, frame, bob, bob_move)
+        # The AI character acts now unless it is still answering an earlier outcome.
         advanced = gm.post(f"/api/frames/{frame.id}/advance")
         assert advanced.status_code == 202, advanced.content
-        wait_for(lambda seen=played: Liquid.objects.filter(seat=tony).exclude(pk__in=seen), 60)
-        played = list(Liquid.objects.filter(frame=frame).values_list("pk", flat=True))
-        wait_for(lambda ids=played: settled(frame, [str(i) for i in ids]), ROUND_TIMEOUT, 0.5)
+        wait_for(lambda: settled(frame), ROUND_TIMEOUT, 0.5)
+    wait_for(lambda: Liquid.objects.filter(seat=tony).exists(), 60)
+    settings.LMIX_AI_ACTIONS_PER_MINUTE = 0  # the AI's budget spent: the scene comes to rest
+    wait_for(lambda: settled(frame), ROUND_TIMEOUT, 0.5)
 
     liquid = list(Liquid.objects.filter(frame=frame))
-    assert len(liquid) >= 9 and {x.seat_id for x in liquid} == {alice.pk, bob.pk, tony.pk}
-    # Each soft pass ran on the real model or fell back visibly; each commit was resolved.
-    assert all(x.analysis_source in {"model", "heuristic"} and x.pscale is not None for x in liquid)
+    assert len(liquid) >= 7 and {x.seat_id for x in liquid} == {alice.pk, bob.pk, tony.pk}
+    # Each intention had its soft pass (its result is dropped when the intention was resolved
+    # first), and each commit was resolved.
+    soft = Pass.objects.filter(frame=frame, kind="soft")
+    assert {p.liquid_id for p in soft} == {x.pk for x in liquid}
+    assert {p.status for p in soft} == {"done"}
+    assert {x.analysis_source for x in liquid} <= {"model", "heuristic", ""}
     resolved = {i for o in Outcome.objects.filter(frame=frame) for i in o.liquid_ids}
     assert {str(x.pk) for x in liquid} <= resolved
     stories = list(Narrative.objects.filter(frame=frame))
