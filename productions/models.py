@@ -241,3 +241,21 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.persona} in {self.frame}"
+
+
+class FrameBan(models.Model):
+    """A player the GM removed from a frame: they take no seat of it again until the GM
+    lifts the ban (productions/frame_services.py: `seat_update`, `frame_join`)."""
+
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="bans")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["frame", "user"], name="one_ban_per_frame_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} banned from {self.frame}"
