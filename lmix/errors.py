@@ -3,7 +3,13 @@
 import logging
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import (
+    PermissionDenied,
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from django.db.models import ProtectedError
@@ -23,6 +29,8 @@ class ApplicationError(Exception):
         details: optional per-field messages ({"field": ["message"]}), or one such
             dict per item of a bulk request.
         status_code: the HTTP status the API answers with (4xx).
+        retry_after: whole seconds until trying again can succeed (a 429's
+            `Retry-After` header).
     """
 
     def __init__(
@@ -31,11 +39,13 @@ class ApplicationError(Exception):
         *,
         details: dict[str, Any] | list[Any] | None = None,
         status_code: int = 400,
+        retry_after: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.details = details or {}
         self.status_code = status_code
+        self.retry_after = retry_after
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
@@ -64,7 +74,18 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         body: dict[str, Any] = {"detail": exc.message}
         if exc.details:
             body["errors"] = exc.details
-        return Response(body, status=exc.status_code)
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        return Response(body, status=exc.status_code, headers=headers)
+    elif isinstance(exc, RequestDataTooBig):
+        # Django would answer its HTML 400 and log a SuspiciousOperation with its traceback
+        # at ERROR: a body too large is the client's mistake, said in JSON.
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return Response(
+            {"detail": f"The request body is larger than {limit} bytes."},
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    elif isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
 
     response = exception_handler(exc, context)
     if response is None:

@@ -184,6 +184,20 @@ else:
         }
     }
 
+# Websocket limits (docs/realtime.md, "Limits"). A socket whose client reads too slowly is
+# closed with 4408 once this many bytes, or messages, wait in the web process for the
+# kernel to take them; the client reconnects and re-reads over REST.
+LMIX_SOCKET_MAX_QUEUED_BYTES = int(os.environ.get("LMIX_SOCKET_MAX_QUEUED_BYTES", "1048576"))
+LMIX_SOCKET_MAX_QUEUED_MESSAGES = int(os.environ.get("LMIX_SOCKET_MAX_QUEUED_MESSAGES", "1000"))
+# A client's message over this many bytes gets an error frame and close 1009.
+LMIX_SOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("LMIX_SOCKET_MAX_MESSAGE_BYTES", "65536"))
+# Sockets one user may hold on one page (a frame, a production) per web process; more
+# are refused with 4429 (tabs beyond it retry with backoff).
+LMIX_SOCKETS_PER_USER_PER_FRAME = int(os.environ.get("LMIX_SOCKETS_PER_USER_PER_FRAME", "8"))
+# Typing presence ("vapor") one socket publishes per second at most; what a client sends
+# faster is coalesced into its latest state, published when the interval ends.
+LMIX_VAPOR_PER_SECOND = float(os.environ.get("LMIX_VAPOR_PER_SECOND", "2"))
+
 # The cache holds the login and signup throttles' counts (lmix/throttles.py): on Redis every
 # web process shares them; in local memory each process counts on its own.
 if REDIS_URL:
@@ -205,6 +219,18 @@ LMIX_SIGNUP_RATE_PER_ADDRESS = os.environ.get("LMIX_SIGNUP_RATE_PER_ADDRESS", "6
 # Reverse proxies in front that append the client's address to X-Forwarded-For; 0 counts
 # per connecting address. Set it behind a proxy, or every client shares the proxy's count.
 LMIX_TRUSTED_PROXY_COUNT = int(os.environ.get("LMIX_TRUSTED_PROXY_COUNT", "0"))
+# Play limits (docs/security.md "Play limits"), rates as above. A player's intentions: each
+# submit or edit costs a model call (its soft pass) and an event to every socket of the
+# frame. Submits per seat, edits per seat, both together per user (all seats and frames),
+# and submitted, uncommitted intentions a seat may hold (409 past it; 0: no cap).
+# Assistants are held by their own limits (LMIX_AI_ACTIONS_*), not these.
+LMIX_LIQUID_RATE_PER_SEAT = os.environ.get("LMIX_LIQUID_RATE_PER_SEAT", "10/min")
+LMIX_LIQUID_EDIT_RATE_PER_SEAT = os.environ.get("LMIX_LIQUID_EDIT_RATE_PER_SEAT", "20/min")
+LMIX_LIQUID_RATE_PER_USER = os.environ.get("LMIX_LIQUID_RATE_PER_USER", "30/min")
+LMIX_PENDING_LIQUID_PER_SEAT = int(os.environ.get("LMIX_PENDING_LIQUID_PER_SEAT", "5"))
+# Invite previews, joins and spectator-link lookups (all count), per user and per address.
+LMIX_CODE_LOOKUP_RATE_PER_USER = os.environ.get("LMIX_CODE_LOOKUP_RATE_PER_USER", "60/min")
+LMIX_CODE_LOOKUP_RATE_PER_ADDRESS = os.environ.get("LMIX_CODE_LOOKUP_RATE_PER_ADDRESS", "300/min")
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "memory://localhost/")
 if CELERY_BROKER_URL.startswith("memory://"):

@@ -1,4 +1,5 @@
-"""Login and signup throttles: attempts per username and per address, counted in the cache.
+"""Throttles counted in the cache: logins and signups per username and per address, code
+lookups (invites, spectator links) per user and per address, intentions per seat and per user.
 
 Counts live in Django's cache (Redis when REDIS_URL is set, so every web process shares
 them). A login attempt is counted before the password is checked, with one atomic
@@ -6,19 +7,24 @@ increment, so parallel guesses cannot all slip in under the limit; a successful 
 gives its attempt back, so only failures use up the budget and the owner of an account
 (or a class behind one NAT) is never throttled for logging in. Every signup attempt
 counts: creating accounts in bulk is what the signup limit is for. docs/security.md
-("Login throttling") explains it; tests/lmix/test_auth.py and test_throttles.py test it.
+("Login throttling", "Play limits") explains them; tests/lmix/test_auth.py,
+test_throttles.py and tests/synthesis/test_play_limits.py test them.
 """
 
 import contextlib
 import hashlib
 import ipaddress
+import math
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
 from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
+
+from .errors import ApplicationError
 
 
 def normalize_username(value: Any) -> str | None:
@@ -58,6 +64,8 @@ class AttemptThrottle(SimpleRateThrottle):
     rate_setting = ""
     # Whether a successful attempt is given back (only failures count).
     refund_on_success = False
+    # What a refusal says was hit ("Too many …"); empty: the view's `throttled_message`.
+    limit_message = ""
     cache_format = "throttle:%(scope)s:%(ident)s"
 
     def get_rate(self) -> str | None:
@@ -69,8 +77,9 @@ class AttemptThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         ident = self.ident(request)
-        if ident is None:
-            return None
+        return None if ident is None else self._key(ident)
+
+    def _key(self, ident: str) -> str:
         # Hashed: usernames and addresses are not kept in the cache as typed.
         digest = hashlib.sha256(ident.encode()).hexdigest()[:32]
         return self.cache_format % {"scope": self.scope, "ident": digest}
@@ -80,8 +89,15 @@ class AttemptThrottle(SimpleRateThrottle):
         if self.rate is None:
             return True
         key = self.get_cache_key(request, view)
-        if key is None:
-            return True
+        return True if key is None else self._count(key)
+
+    def allow(self, ident: str) -> bool:
+        """`allow_request` for a service, which has no request: count one attempt for
+        `ident` (a seat, a user)."""
+        self.key = None
+        return True if self.rate is None else self._count(self._key(ident))
+
+    def _count(self, key: str) -> bool:
         self.now = self.timer()
         # A window opens with its first attempt and closes `duration` later, when both
         # keys expire; `add` keeps the first writer's values.
@@ -106,6 +122,11 @@ class AttemptThrottle(SimpleRateThrottle):
         with contextlib.suppress(ValueError):  # the window has closed, its count is gone
             self.cache.decr(self.key)
         self.key = None
+
+    def limit_text(self) -> str:
+        """The limit, as a refusal names it: `Too many … (at most 10 a minute).`"""
+        unit = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}[self.duration]
+        return f"{self.limit_message} (at most {self.num_requests} a {unit})."
 
 
 class LoginUsernameThrottle(AttemptThrottle):
@@ -155,13 +176,92 @@ class AccountPasswordThrottle(AttemptThrottle):
         return f"user:{user.pk}" if user.is_authenticated else None
 
 
+class CodeLookupUserThrottle(AttemptThrottle):
+    """Invite previews, joins and spectator-link lookups per signed-in user: each reads a
+    frame by a code (the spectator view reads its whole scene), so a client repeating them
+    loads the database, whether its codes are right or not."""
+
+    scope = "code_lookup_user"
+    rate_setting = "LMIX_CODE_LOOKUP_RATE_PER_USER"
+    limit_message = "Too many invite and spectator link lookups from you"
+
+    def ident(self, request: Request) -> str | None:
+        user = request.user
+        return f"user:{user.pk}" if user.is_authenticated else None
+
+
+class CodeLookupAddressThrottle(AttemptThrottle):
+    """The same lookups per address, whichever accounts make them."""
+
+    scope = "code_lookup_address"
+    rate_setting = "LMIX_CODE_LOOKUP_RATE_PER_ADDRESS"
+    limit_message = "Too many invite and spectator link lookups from this address"
+
+    def ident(self, request: Request) -> str | None:
+        return client_address(request)
+
+
+class LiquidSeatThrottle(AttemptThrottle):
+    """Intentions submitted for one seat, by whoever writes for it (counted by
+    synthesis/liquid.py with `allow`, once the writer may write for the seat)."""
+
+    scope = "liquid_seat"
+    rate_setting = "LMIX_LIQUID_RATE_PER_SEAT"
+    limit_message = "Too many intentions for this character"
+
+
+class LiquidEditSeatThrottle(AttemptThrottle):
+    """Edits of one seat's intentions: each edit is analysed again, like a new one."""
+
+    scope = "liquid_edit_seat"
+    rate_setting = "LMIX_LIQUID_EDIT_RATE_PER_SEAT"
+    limit_message = "Too many edits of this character's intentions"
+
+
+class LiquidUserThrottle(AttemptThrottle):
+    """Intentions and edits per user, over all the seats they write for in every frame."""
+
+    scope = "liquid_user"
+    rate_setting = "LMIX_LIQUID_RATE_PER_USER"
+    limit_message = "Too many intentions and edits from you, over all your characters"
+
+
 # Their rate settings are checked at startup (lmix/checks.py).
 ATTEMPT_THROTTLES = (
     LoginUsernameThrottle,
     LoginAddressThrottle,
     SignupAddressThrottle,
     AccountPasswordThrottle,
+    CodeLookupUserThrottle,
+    CodeLookupAddressThrottle,
+    LiquidSeatThrottle,
+    LiquidEditSeatThrottle,
+    LiquidUserThrottle,
 )
+
+
+def try_again(wait: float) -> tuple[int, str]:
+    """Whole seconds to wait (Retry-After rounds up), and the sentence that says so."""
+    seconds = max(math.ceil(wait), 1)
+    return seconds, f"Try again in {seconds} second{'' if seconds == 1 else 's'}."
+
+
+def attempts_count(counted: Sequence[tuple[AttemptThrottle, str]]) -> None:
+    """Count one attempt in each throttle for its ident (a service's throttling).
+
+    Raises:
+        ApplicationError: 429 with `retry_after`, when any throttle refuses; what the
+            others counted is given back (nothing was attempted). Its message names the
+            limit that frees last and says when to try again.
+    """
+    refused = [throttle for throttle, ident in counted if not throttle.allow(ident)]
+    if not refused:
+        return
+    for throttle, _ in counted:
+        throttle.refund()
+    last = max(refused, key=lambda throttle: throttle.wait())
+    seconds, sentence = try_again(last.wait())
+    raise ApplicationError(f"{last.limit_text()} {sentence}", status_code=429, retry_after=seconds)
 
 
 class TooManyAttempts(Throttled):
@@ -185,7 +285,10 @@ class AttemptThrottledMixin:
         if refused:
             for throttle in self._attempt_throttles:
                 throttle.refund()
-            self.throttled(request, max(throttle.wait() for throttle in refused))
+            last = max(refused, key=lambda throttle: throttle.wait())
+            if last.limit_message:  # the limit hit, named
+                raise TooManyAttempts(last.wait(), detail=last.limit_text())
+            self.throttled(request, last.wait())
 
     def throttled(self, request: Request, wait: float | None) -> None:
         raise TooManyAttempts(wait, detail=self.throttled_message)
@@ -195,3 +298,10 @@ class AttemptThrottledMixin:
         for throttle in getattr(self, "_attempt_throttles", []):
             if throttle.refund_on_success:
                 throttle.refund()
+
+
+class CodeLookupThrottledMixin(AttemptThrottledMixin):
+    """For the views that look a frame up by a code: every lookup counts, per user and
+    per address."""
+
+    throttle_classes = [CodeLookupUserThrottle, CodeLookupAddressThrottle]

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from lmix.errors import ApplicationError
 from lmix.prepared import Param, Prepared
+from lmix.throttles import CodeLookupThrottledMixin
 from productions import frame_services
 from productions.frame_events import seat_body
 from productions.models import Frame, Seat
@@ -130,7 +131,7 @@ class FrameDetailApi(APIView):
         return Response(frame_view(access))
 
 
-class FrameJoinApi(APIView):
+class FrameJoinApi(CodeLookupThrottledMixin, APIView):
     @extend_schema(request=FrameJoinSerializer, responses={200: FRAME_VIEW})
     def post(self, request: Request) -> Response:
         """Take an open seat with the frame's invite code."""
@@ -282,7 +283,7 @@ class PassRetryApi(APIView):
         )
 
 
-class InvitePreviewApi(APIView):
+class InvitePreviewApi(CodeLookupThrottledMixin, APIView):
     @extend_schema(request=None, responses={200: OpenApiResponse(description="The invite.")})
     def get(self, request: Request, invite_code: str) -> Response:
         """What an invite link offers: the frame, its seats' characters as everyone sees
@@ -356,7 +357,7 @@ class FrameSpectatorsApi(APIView):
         return Response({"spectator_code": frame.spectator_code})
 
 
-class SpectateApi(APIView):
+class SpectateApi(CodeLookupThrottledMixin, APIView):
     @extend_schema(request=None, responses={200: OpenApiResponse(description="The scene.")})
     def get(self, request: Request, code: str) -> Response:
         """Watch a frame with the GM's spectator link: its seats, outcomes and windows —

@@ -1,12 +1,21 @@
 """Writes to liquid: submit, edit, withdraw and commit an intention for a seat; and the
 GM's frame controls (pause, resume, close), which freeze and restore the windows."""
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.prepared import Param, Prepared
+from lmix.text import has_visible_text
+from lmix.throttles import (
+    AttemptThrottle,
+    LiquidEditSeatThrottle,
+    LiquidSeatThrottle,
+    LiquidUserThrottle,
+    attempts_count,
+)
 from productions.frame_events import lock_frame, notify_frame
 from productions.models import Frame, FrameStatus, Seat, SeatController
 
@@ -30,6 +39,23 @@ def _writable(frame: Frame, seat: Seat, user: AbstractBaseUser | None) -> None:
         raise ApplicationError("You can only write for your own character.", status_code=403)
 
 
+def _check_content(content: str) -> None:
+    if not has_visible_text(content):
+        raise ApplicationError(
+            "Write what your character intends: the text shows nothing (only spaces or "
+            "invisible characters).",
+            details={"content": ["Empty."]},
+        )
+
+
+def _count_write(seat: Seat, user: AbstractBaseUser | None, per_seat: AttemptThrottle) -> None:
+    """Count a player's submit or edit per seat and per user, once it may be written
+    (a refused one counts nothing). Assistants (`user` None) are held by their own limits
+    (ai_seats.py), not these."""
+    if user is not None:
+        attempts_count([(per_seat, f"seat:{seat.pk}"), (LiquidUserThrottle(), f"user:{user.pk}")])
+
+
 def _soft_pass(liquid: Liquid, trigger: str) -> None:
     """Analyse this revision of the liquid once the transaction commits."""
     from .tasks import soft_pass_task
@@ -50,21 +76,38 @@ def liquid_submit(
     *, frame: Frame, seat: Seat, content: str, user: AbstractBaseUser | None
 ) -> Liquid:
     """Store an intention for `seat` and start its soft pass. `user` None: the seat's
-    assistant wrote it (AI seats).
+    assistant wrote it (AI seats). A player's intentions are limited (docs/security.md,
+    "Play limits"): so many waiting per seat, so many a period per seat and per user.
 
     Raises:
-        ApplicationError: the frame is closed (409), the seat is not the user's (403), or
-            the text is empty.
+        ApplicationError: the frame is closed (409), the seat is not the user's (403), the
+            text shows nothing (400), the seat already has LMIX_PENDING_LIQUID_PER_SEAT
+            intentions waiting (409), or a rate is spent (429, with `retry_after`).
     """
     _writable(frame, seat, user)
-    if not content.strip():
-        raise ApplicationError(
-            "Write what your character intends.", details={"content": ["Empty."]}
-        )
+    _check_content(content)
+    if user is not None:
+        _check_pending(frame, seat)
+    _count_write(seat, user, LiquidSeatThrottle())
     liquid = Liquid.objects.create(frame=frame, seat=seat, author=user, content=content)
     notify_liquid("liquid.created", liquid, frame=frame)
     _soft_pass(liquid, Trigger.SUBMIT)
     return liquid
+
+
+def _check_pending(frame: Frame, seat: Seat) -> None:
+    """A 409, not a 429: waiting frees nothing; committing or withdrawing one does."""
+    cap = settings.LMIX_PENDING_LIQUID_PER_SEAT
+    if not cap:
+        return
+    lock_frame(frame.pk)  # two submits at once cannot both take the last place
+    pending = Liquid.objects.filter(seat=seat, status=LiquidStatus.SUBMITTED).count()
+    if pending >= cap:
+        raise ApplicationError(
+            f"This character already has {pending} intentions waiting (at most {cap}): "
+            "commit or withdraw one first.",
+            status_code=409,
+        )
 
 
 LOCKED_LIQUID = Prepared(
@@ -91,12 +134,11 @@ def _locked(liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
 
 @transaction.atomic
 def liquid_edit(*, liquid: Liquid, content: str, user: AbstractBaseUser | None) -> Liquid:
-    """Revise a submitted intention; its analysis is redone for the new text."""
+    """Revise a submitted intention; its analysis is redone for the new text. A player's
+    edits count per seat and per user (429, with `retry_after`, past either limit)."""
     liquid = _locked(liquid, user)
-    if not content.strip():
-        raise ApplicationError(
-            "Write what your character intends.", details={"content": ["Empty."]}
-        )
+    _check_content(content)
+    _count_write(liquid.seat, user, LiquidEditSeatThrottle())
     liquid.content, liquid.revision = content, liquid.revision + 1
     liquid.analysis_source, liquid.analysis_note = "", ""
     liquid.save(

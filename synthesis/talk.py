@@ -6,6 +6,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from lmix.errors import ApplicationError
+from lmix.text import has_visible_text
 from productions.frame_events import notify_frame
 from productions.models import FrameStatus
 from productions.selectors import FrameAccess
@@ -19,12 +20,15 @@ def talk_post(*, access: FrameAccess, user: AbstractBaseUser, text: str) -> Tabl
     """Say something at the table, as the GM or as one's seat's player.
 
     Raises:
-        ApplicationError: the frame is closed (409), or the text is empty.
+        ApplicationError: the frame is closed (409), or the text shows nothing (400).
     """
     if access.frame.status == FrameStatus.CLOSED:
         raise ApplicationError("This frame is closed.", status_code=409)
-    if not text.strip():
-        raise ApplicationError("Write something first.", details={"text": ["Empty."]})
+    if not has_visible_text(text):
+        raise ApplicationError(
+            "Write something first: the text shows nothing (only spaces or invisible characters).",
+            details={"text": ["Empty."]},
+        )
     seat_id = None if access.is_gm else min(access.seat_ids, key=str)
     talk = TableTalk.objects.create(
         frame=access.frame, author=user, seat_id=seat_id, by_gm=access.is_gm, text=text
