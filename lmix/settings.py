@@ -264,6 +264,17 @@ SWEEP_INTERVAL_SECONDS = float(os.environ.get("SWEEP_INTERVAL_SECONDS", "2"))
 # AI seats act at most this often, so AI characters never loop on their own.
 LMIX_AI_ACTIONS_PER_HUMAN_ACTION = int(os.environ.get("LMIX_AI_ACTIONS_PER_HUMAN_ACTION", "2"))
 LMIX_AI_ACTIONS_PER_MINUTE = int(os.environ.get("LMIX_AI_ACTIONS_PER_MINUTE", "6"))
+# A frame's model budget per rolling minute, every call it makes counted (soft, bones,
+# flesh, AI seats, interrupts; 0: no limit). AI and interrupt work is admitted only below
+# LMIX_FRAME_BACKGROUND_SHARE of it; players' work waits at the full limits, never lost
+# (docs/synthesis.md, "Budgets"). 8 players committing every 15 s use ~130 calls, ~400k tokens.
+LMIX_FRAME_MODEL_CALLS_PER_MINUTE = int(os.environ.get("LMIX_FRAME_MODEL_CALLS_PER_MINUTE", "240"))
+LMIX_FRAME_MODEL_TOKENS_PER_MINUTE = int(
+    os.environ.get("LMIX_FRAME_MODEL_TOKENS_PER_MINUTE", "1000000")
+)
+LMIX_FRAME_BACKGROUND_SHARE = float(os.environ.get("LMIX_FRAME_BACKGROUND_SHARE", "0.5"))
+# Which budget a model call counts against, from its subject (lmix/llm/meter.py).
+LMIX_LLM_BUDGET_KEY = "synthesis.budget.budget_key_for"
 # Frame windows are due to the second: their backstop sweep runs about every second.
 FRAMES_SWEEP_INTERVAL_SECONDS = float(os.environ.get("FRAMES_SWEEP_INTERVAL_SECONDS", "1"))
 CELERY_BEAT_SCHEDULE = {

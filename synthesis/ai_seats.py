@@ -1,7 +1,9 @@
 """AI seats: when an outcome involves a character an assistant plays (or an interrupt
 targets it), the assistant writes liquid for it, with that character's knowledge only, and
 commits it. Bounded per human action and per minute, so AI characters never loop on their
-own; a frame with no human seat moves only when the GM presses "advance"."""
+own, and by the frame's model budget (synthesis/budget.py): over its background share an AI
+seat simply does not act; a frame with no human seat moves only when the GM presses
+"advance"."""
 
 import logging
 import re
@@ -21,6 +23,7 @@ from productions.knowledge import knowledge_text, name_for, public_name
 from productions.models import Frame, FrameStatus, Seat, SeatController
 from productions.selectors import seats_load
 
+from .budget import Work, budget_admits
 from .events import notify_liquid_flagged
 from .guard import intention_flags
 from .liquid import liquid_commit, liquid_submit
@@ -81,6 +84,10 @@ def ai_react(*, outcome: Outcome, frame: Frame, seats: list[Seat]) -> list[str]:
     if frame.status != FrameStatus.OPEN or not any(s.controller == "human" for s in seats):
         return []  # an all-AI frame moves only when the GM advances it
     involved = involved_ai_seats(outcome=outcome, seats=seats)
+    if involved and not budget_admits(
+        frame_id=frame.pk, kind=Work.AI, what=f"outcome:{outcome.pk}"
+    ):
+        return []
     acting = involved[: ai_budget_left(frame=frame)] if involved else []
     _enqueue([str(seat.pk) for seat in acting], outcome_id=str(outcome.pk))
     return [str(seat.pk) for seat in acting]
@@ -90,10 +97,17 @@ def frame_advance(*, frame: Frame) -> list[str]:
     """The GM moves the scene on: every AI seat without pending liquid acts once.
 
     Raises:
-        ApplicationError: the frame is not open (409).
+        ApplicationError: the frame is not open (409); its model budget does not admit AI
+            work this minute (429).
     """
     if frame.status != FrameStatus.OPEN:
         raise ApplicationError("Resume the frame first.", status_code=409)
+    if not budget_admits(frame_id=frame.pk, kind=Work.AI, what="advance"):
+        raise ApplicationError(
+            "The frame's model budget is spent for this minute: AI seats are paused. "
+            "Try again in a minute.",
+            status_code=429,
+        )
     busy = set(
         Liquid.objects.filter(
             frame=frame, status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
@@ -209,6 +223,10 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
         seat=seat, status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
     )
     if pending.exists():
+        return None
+    # Checked again here, before the model call: reactions queued before the frame's
+    # budget ran out do not spend it.
+    if not budget_admits(frame_id=seat.frame_id, kind=Work.AI, what=f"seat:{seat.pk}"):
         return None
     outcome = Outcome.objects.filter(pk=outcome_id).first() if outcome_id else None
     seats = seats_load(frame=seat.frame)

@@ -12,6 +12,7 @@ from productions.frame_llm import FrameModels
 from productions.models import Frame, LiquidVisibility
 from productions.selectors import FrameAccess, seats_load
 
+from .budget import budget_view
 from .models import (
     Liquid,
     LiquidStatus,
@@ -164,6 +165,8 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
     }
     if access.is_gm:  # which model plays each pass: the GM's business only
         view["models"] = FrameModels(frame).view(seats)
+        # This minute's model use against the frame's budget (GET .../budget refreshes it).
+        view["budget"] = budget_view(frame_id=frame.pk)
     return view
 
 

@@ -4,7 +4,7 @@ from django.urls import re_path
 
 from lmix.apis import UUID_PATTERN
 
-from . import apis
+from . import apis, budget_api
 
 
 def uuid_arg(name: str) -> str:
@@ -47,6 +47,9 @@ urlpatterns = [
     ],
     re_path(rf"^frames/{FRAME}/advance/?$", apis.FrameAdvanceApi.as_view(), name="frame-advance"),
     re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
+    re_path(
+        rf"^frames/{FRAME}/budget/?$", budget_api.FrameBudgetApi.as_view(), name="frame-budget"
+    ),
     re_path(rf"^frames/{FRAME}/liquid/?$", apis.FrameLiquidApi.as_view(), name="frame-liquid"),
     re_path(rf"^frames/{FRAME}/talk/?$", apis.FrameTalkApi.as_view(), name="frame-talk"),
     re_path(

@@ -14,6 +14,7 @@ from lmix.prepared import Param, Prepared
 from productions.frame_events import lock_frame
 from productions.models import Frame, FrameMode, FrameStatus
 
+from .budget import Work, budget_admits, window_work
 from .events import notify_liquid, notify_window
 from .models import (
     Liquid,
@@ -21,6 +22,7 @@ from .models import (
     Outcome,
     Pass,
     PassKind,
+    PassStatus,
     Trigger,
     Window,
     WindowStatus,
@@ -31,6 +33,9 @@ logger = logging.getLogger(__name__)
 # pscale → real-time window in seconds at tempo 1 (seeds: −3 ≈ 3–5 s … +1 ≥ 5 min).
 WINDOW_SECONDS = {-3: 4.0, -2: 7.5, -1: 22.5, 0: 90.0, 1: 300.0, 2: 900.0}
 DEFAULT_PSCALE = -1
+# Interrupts merged into one pass: the newest reasons kept, within what a prompt line holds.
+REASON_MAX = 500
+REASONS_KEPT = 20
 
 
 def window_seconds(liquid: Liquid) -> float:
@@ -60,7 +65,18 @@ def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
     window = OPEN_WINDOW.one(seat=liquid.seat_id)
     immediate = frame.mode == FrameMode.SHARED or frame.tempo == 0
     paused = frame.status == FrameStatus.PAUSED
-    if window is None and immediate and not paused:
+    # Over the frame's model budget, an immediate window opens due now instead: the sweep
+    # fires it once the minute frees (synthesis/budget.py).
+    if (
+        window is None
+        and immediate
+        and not paused
+        and budget_admits(
+            frame_id=frame.pk,
+            kind=Work.AI if liquid.author_id is None else Work.HUMAN,
+            what=f"commit:{liquid.pk}",
+        )
+    ):
         window = Window.objects.create(
             frame=frame,
             seat_id=liquid.seat_id,
@@ -97,14 +113,22 @@ def _schedule(window: Window) -> None:
     transaction.on_commit(lambda: window_fire_task.apply_async((str(window.pk),), eta=eta))
 
 
-def window_fire(*, window_id: object, enqueue: bool = True) -> Pass | None:
+def window_fire(*, window_id: object, enqueue: bool = True, force: bool = False) -> Pass | None:
     """Fire an expired window: claim it (open → firing, only once it expired and its frame
     is open), then start its medium pass. Returns the pass, or None when there was nothing
-    to fire (not due yet, paused, already fired, cancelled)."""
-    with transaction.atomic():
-        window = Window.objects.filter(pk=window_id).first()
-        if window is None:
+    to fire (not due yet, paused, already fired, cancelled) or the frame's model budget
+    does not admit it now (unless `force`, the GM's): it then stays open and due, and the
+    sweep fires it once the minute frees. A window an interrupt left due (deferred over
+    budget) wakes its pass with the interrupts it gathered."""
+    window = Window.objects.select_related("seat").filter(pk=window_id).first()
+    if window is None:
+        return None
+    due = window.expires_at is not None and window.expires_at <= timezone.now()
+    if not force and window.status == WindowStatus.OPEN and due:
+        kind = window_work(window)
+        if not budget_admits(frame_id=window.frame_id, kind=kind, what=f"window:{window.pk}"):
             return None
+    with transaction.atomic():
         # Locks in the frame's order (frame, then pass, then window), as the medium pass.
         frame = Frame.objects.select_for_update().get(pk=window.frame_id)
         if frame.status != FrameStatus.OPEN:
@@ -118,13 +142,55 @@ def window_fire(*, window_id: object, enqueue: bool = True) -> Pass | None:
             return None
         window.refresh_from_db()
         notify_window("window.fired", window)
+        trigger = window.trigger or Trigger.EXPIRY
         return _medium_pass_start(
             enqueue=enqueue,
             frame_id=window.frame_id,
             seat_id=window.seat_id,
             window=window,
-            trigger=window.trigger or Trigger.EXPIRY,
+            trigger=trigger,
+            interrupt=_deferred_interrupt(window) if trigger == Trigger.INTERRUPT else None,
         )
+
+
+def _deferred_interrupt(window: Window) -> dict:
+    """The interrupts a window waited with (`_interrupt_deferred`): those of the outcomes
+    since it opened that name its seat, less any a pass of the seat already took."""
+    seat = str(window.seat_id)
+    taken = set()
+    for interrupt in Pass.objects.filter(
+        seat_id=window.seat_id, trigger=Trigger.INTERRUPT, created_at__gte=window.opened_at
+    ).values_list("interrupt", flat=True):
+        taken |= set(interrupt.get("outcomes") or [interrupt.get("outcome")])
+    merged: dict = {}
+    outcomes = Outcome.objects.filter(frame_id=window.frame_id, created_at__gte=window.opened_at)
+    for outcome_id, interrupts in outcomes.order_by("seq").values_list("pk", "interrupts"):
+        if str(outcome_id) in taken:
+            continue
+        for interrupt in interrupts or []:
+            if str(interrupt.get("seat")) == seat:
+                merged = _merge(merged, str(outcome_id), str(interrupt.get("reason", "")))
+    return merged
+
+
+def _merge(interrupt: dict, outcome_id: str, reason: str) -> dict:
+    """`interrupt` ({outcome, reason}, empty for none) with one more: the newest outcome is
+    the one its pass must know; the reasons join, newest kept (`gather` reads `reason`);
+    `outcomes` lists every one merged."""
+    if not interrupt:
+        return {"outcome": outcome_id, "reason": reason}
+    outcomes = interrupt.get("outcomes") or [interrupt["outcome"]]
+    reasons = [*(interrupt.get("reasons") or [interrupt.get("reason", "")]), reason]
+    reasons = reasons[-REASONS_KEPT:]
+    kept = list(reasons)
+    while len(kept) > 1 and len(" / ".join(kept)) > REASON_MAX:
+        kept.pop(0)
+    return {
+        "outcome": outcome_id,
+        "reason": " / ".join(kept),
+        "outcomes": [*outcomes, outcome_id][-REASONS_KEPT:],
+        "reasons": reasons,
+    }
 
 
 def _medium_pass_start(
@@ -154,11 +220,37 @@ def _medium_pass_start(
 
 
 @transaction.atomic
-def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason: str) -> Pass:
+def window_interrupt(
+    *, frame: Frame, seat_id: object, outcome: Outcome, reason: str
+) -> Pass | None:
     """An outcome names this seat as an interrupt target: its open window (if any) is
     cancelled and its medium pass wakes now with the interrupt in its context, taking the
     seat's committed liquid along. If the seat's pass is running already and no open
-    window waits, the interrupt gets a pass of its own, without a window."""
+    window waits, the interrupt gets a pass of its own, without a window.
+
+    Interrupts are coalesced per seat: while an interrupt pass of the seat is pending, a
+    new interrupt merges into it (its reason added) instead of waking another; so a seat
+    has at most one running and one pending interrupt pass. Over the frame's model budget
+    the interrupt waits (`_interrupt_deferred`) and None is returned. Called under the
+    frame's lock (the outcome's)."""
+    pending = (
+        Pass.objects.select_for_update()
+        .filter(
+            seat_id=seat_id,
+            kind=PassKind.MEDIUM,
+            trigger=Trigger.INTERRUPT,
+            status=PassStatus.PENDING,
+        )
+        .order_by("created_at", "id")
+        .first()
+    )
+    if pending is not None:
+        pending.interrupt = _merge(pending.interrupt or {}, str(outcome.pk), reason)
+        pending.save(update_fields=["interrupt", "updated_at"])
+        return pending
+    if not budget_admits(frame_id=frame.pk, kind=Work.INTERRUPT, what=f"outcome:{outcome.pk}"):
+        _interrupt_deferred(frame=frame, seat_id=seat_id)
+        return None
     interrupt = {"outcome": str(outcome.pk), "reason": reason}
     live = list(
         Window.objects.select_for_update().filter(
@@ -188,13 +280,47 @@ def window_interrupt(*, frame: Frame, seat_id: object, outcome: Outcome, reason:
         Liquid.objects.filter(seat_id=seat_id, status=LiquidStatus.COMMITTED).exclude(
             window_id__in=firing
         ).update(window=window)
+    woken = interrupt
+    if cancelled is not None and cancelled.trigger == Trigger.INTERRUPT:
+        # It waited with interrupts of its own (`_interrupt_deferred`): they come along.
+        woken = _deferred_interrupt(cancelled)
+        if str(outcome.pk) not in (woken.get("outcomes") or [woken.get("outcome")]):
+            woken = _merge(woken, str(outcome.pk), reason)
     return _medium_pass_start(
         frame_id=frame.pk,
         seat_id=seat_id,
         window=window,
         trigger=Trigger.INTERRUPT,
-        interrupt=interrupt,
+        interrupt=woken,
     )
+
+
+def _interrupt_deferred(*, frame: Frame, seat_id: object) -> Window:
+    """An interrupt the budget does not admit now waits as the seat's open window made due
+    now (its own, or a new one), marked `interrupt`: the sweep fires it once the minute
+    frees, and its pass gathers every interrupt that came meanwhile (`_deferred_interrupt`).
+    Nothing is lost, and any number of interrupts wake one pass."""
+    now = timezone.now()
+    window = OPEN_WINDOW.one(seat=seat_id)
+    paused = frame.status == FrameStatus.PAUSED
+    if window is None:
+        window = Window.objects.create(
+            frame=frame,
+            seat_id=seat_id,
+            pscale=DEFAULT_PSCALE,
+            expires_at=None if paused else now,
+            remaining_seconds=0.0 if paused else None,
+            trigger=Trigger.INTERRUPT,
+        )
+        notify_window("window.opened", window)
+        return window
+    window.trigger = Trigger.INTERRUPT
+    if window.expires_at is None:
+        window.remaining_seconds = 0.0
+    else:
+        window.expires_at = min(window.expires_at, now)
+    window.save(update_fields=["trigger", "expires_at", "remaining_seconds", "updated_at"])
+    return window
 
 
 @transaction.atomic
@@ -211,7 +337,7 @@ def window_fire_now(*, window: Window) -> Pass:
         expires_at=timezone.now(), remaining_seconds=None
     ):
         raise ApplicationError("This window is no longer open.", status_code=409)
-    pass_ = window_fire(window_id=window.pk)
+    pass_ = window_fire(window_id=window.pk, force=True)  # the GM's call: over budget too
     if pass_ is None:  # unreachable under the frame's lock; said plainly all the same
         raise ApplicationError("This window could not be fired.", status_code=409)
     return pass_

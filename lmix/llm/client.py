@@ -32,6 +32,7 @@ from .base import (
 )
 from .endpoints import infer_provider, normalize_endpoint
 from .failures import failed, shown_endpoint
+from .meter import budget_key, meter_add
 from .negotiation import negotiated
 from .params import request_params, validate_params
 from .patience import Retries, paced
@@ -138,6 +139,11 @@ def _recorded(
         "kind": kind,
     }
     call = _record_start(row)
+    # Every call counts against its subject's budget (a frame's: synthesis/budget.py),
+    # admitted or not: the budget is the callers' to check before they start work.
+    budget = budget_key(subject)
+    if budget:
+        meter_add(budget, calls=1)
     started = time.monotonic()
     error = ""
     try:
@@ -163,6 +169,8 @@ def _recorded(
             finished_at=timezone.now(),
         )
         _record_end(call, row)
+        if budget:
+            meter_add(budget, tokens=usage.prompt_tokens + usage.completion_tokens)
 
 
 def llm_complete(

@@ -1,0 +1,23 @@
+"""REST endpoint of a frame's model budget, for its GM (synthesis/budget.py)."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lmix.errors import ApplicationError
+from productions.selectors import frame_access_or_404
+
+from .budget import budget_view
+
+
+class FrameBudgetApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="Budget use.")})
+    def get(self, request: Request, frame_id: str) -> Response:
+        """GM: the frame's model calls and tokens this minute against its limits, whether
+        AI seats are paused, and how many windows wait for the budget. A player gets 403,
+        anyone else 404."""
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        if not access.is_gm:
+            raise ApplicationError("Only the frame's GM can do that.", status_code=403)
+        return Response(budget_view(frame_id=access.frame.pk))
