@@ -4,8 +4,10 @@ narrative stream for its player, everything for the GM; typing and online presen
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 
 from lmix.errors import ApplicationError
+from lmix.realtime.coalesce import Coalescer
 from lmix.realtime.consumers import GroupConsumer
 from productions.frame_events import (
     notify_online,
@@ -29,7 +31,15 @@ class FrameConsumer(GroupConsumer):
         seat = message.get("seat")
         if not isinstance(seat, str) or seat not in self.seat_ids:
             raise ApplicationError("You can only type for your own seat.")
-        notify_presence(self.frame_id, seat, typing=message.get("typing", True) is not False)
+        typing = message.get("typing", True) is not False
+        # At most LMIX_VAPOR_PER_SECOND per socket; faster keystrokes are coalesced.
+        if not hasattr(self, "vapor"):
+            self.vapor = Coalescer(self.publish_typing, settings.LMIX_VAPOR_PER_SECOND)
+        self.vapor.put(seat, typing)
+
+    def publish_typing(self, seat: str, typing: bool) -> None:
+        if self.live:
+            notify_presence(self.frame_id, seat, typing=typing)
 
     handlers = GroupConsumer.handlers | {"vapor": on_vapor}
 
@@ -42,12 +52,15 @@ class FrameConsumer(GroupConsumer):
         await super().connect()
         if self.live:
             self.announce(hello=True)
+            self.online = True
 
-    async def disconnect(self, code: int) -> None:
-        was_live = getattr(self, "live", False)
-        await super().disconnect(code)
-        if was_live:
-            for seat in getattr(self, "seat_ids", ()):
+    async def left(self) -> None:
+        """However the socket ended (closed, revoked, failed): its seats are gone from it."""
+        if getattr(self, "vapor", None) is not None:
+            self.vapor.cancel()
+        if getattr(self, "online", False):
+            self.online = False
+            for seat in self.seat_ids:
                 notify_online(self.frame_id, seat, online=False)
 
     async def group_event(self, event: dict[str, Any]) -> None:

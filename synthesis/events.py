@@ -118,6 +118,20 @@ def notify_narrative_token(narrative: Narrative, *, index: int, delta: str) -> N
         group_send(group, event)
 
 
+def notify_narrative_restarted(narrative: Narrative) -> None:
+    """A pass's narrative is written again from the start under a new id (its worker died,
+    or the GM retried it), and this one is deleted: to its readers only, after commit, so
+    before the new run's first delta; they drop its text."""
+    event = {
+        "type": "narrative.restarted",
+        "solid": str(narrative.pk),
+        "seat": str(narrative.seat_id),
+        "shared": narrative.shared,
+    }
+    for group in narrative_groups(narrative):
+        group_send_on_commit(group, event)
+
+
 def notify_narrative_done(narrative: Narrative) -> None:
     """The whole narrative, once stored: to its readers only, after commit."""
     from .selectors import narrative_body

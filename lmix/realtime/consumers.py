@@ -3,16 +3,25 @@ inbound handlers, one error frame, and revocation."""
 
 import json
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from lmix.errors import ApplicationError
 from lmix.heap import collector
 
-from .codes import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED
+from .codes import (
+    CLOSE_FORBIDDEN,
+    CLOSE_TOO_LARGE,
+    CLOSE_TOO_MANY,
+    CLOSE_UNAUTHENTICATED,
+)
+from .layers import release_channel
 from .publish import remember_server_loop
 
 __all__ = ["CLOSE_FORBIDDEN", "CLOSE_UNAUTHENTICATED", "GroupConsumer", "Handler"]
@@ -20,7 +29,15 @@ __all__ = ["CLOSE_FORBIDDEN", "CLOSE_UNAUTHENTICATED", "GroupConsumer", "Handler
 # An inbound message handler: (consumer, the decoded message) → None.
 Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
 
-MAX_MESSAGE_CHARS = 64 * 1024
+# Sockets open in this process per (user, path): at most LMIX_SOCKETS_PER_USER_PER_FRAME.
+open_sockets: Counter[tuple[str, str]] = Counter()
+
+
+def too_large_error() -> dict[str, str]:
+    """The error frame a message over the size limit gets before close 1009 (here and in
+    the web server's protocol, lmix/realtime/transport.py, which refuses it unread)."""
+    limit = settings.LMIX_SOCKET_MAX_MESSAGE_BYTES
+    return {"type": "error", "code": "too_large", "detail": f"Messages are at most {limit} bytes."}
 
 
 class GroupConsumer(AsyncJsonWebsocketConsumer):
@@ -37,12 +54,59 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
     input. A `revoke` published to a joined group makes the matching sockets leave their
     groups and close; a ping older than `recheck_seconds` since the last check asks
     `authorize` again, the backstop for a revocation the layer dropped.
+
+    However a socket ends (a disconnect, a handler's error, daphne cancelling it while a
+    handler still waits), `release` runs once: it leaves every group joined, calls `left`,
+    and gives the channel back to the layer. Nothing is sent once it is closing.
     """
 
     recheck_seconds: ClassVar[float] = 30
     groups_joined: list[str]
     live: bool  # joined and ready; False again once it leaves
+    closing: bool  # it closed, or its client did: nothing more is sent
     checked_at: float
+    slot: tuple[str, str] | None  # its place in `open_sockets`, while it holds one
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.groups_joined, self.live, self.closing, self.slot = [], False, False, None
+        try:
+            await super().__call__(scope, receive, self.guard(send))
+        finally:
+            await self.release()
+
+    def guard(self, send: Callable[[dict[str, Any]], Awaitable[None]]):
+        """The server's `send`, dropping what is sent once the socket is closing."""
+
+        async def guarded(message: dict[str, Any]) -> None:
+            if self.closing:  # the protocol may be gone: a send there is dropped, not raised
+                return
+            if message["type"] == "websocket.close":
+                self.closing = True
+                self.free_slot()  # a reconnect may take its place at once
+            try:
+                await send(message)
+            except Disconnected:  # daphne hands autobahn's error on a closing socket on
+                self.closing = True
+
+        return guarded
+
+    async def release(self) -> None:
+        self.closing = True
+        await self.leave_groups()
+        await self.left()
+        self.free_slot()
+        if getattr(self, "channel_name", None) is not None:
+            await release_channel(self.channel_layer, self.channel_name)
+
+    async def left(self) -> None:
+        """Called once when the socket has ended and left its groups."""
+
+    def free_slot(self) -> None:
+        if self.slot is not None:
+            open_sockets[self.slot] -= 1
+            if open_sockets[self.slot] <= 0:
+                del open_sockets[self.slot]
+            self.slot = None
 
     async def authorize(self, user: Any) -> list[str] | None:
         """Return the groups this user may join on this socket, or None to refuse."""
@@ -56,13 +120,19 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        slot = (str(user.pk), self.scope.get("path", ""))
+        if open_sockets[slot] >= settings.LMIX_SOCKETS_PER_USER_PER_FRAME:
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        open_sockets[slot] += 1
+        self.slot = slot
         groups = await self.authorize(user)
         if groups is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
         for group in groups:
+            self.groups_joined.append(group)  # before the await: a cancel still leaves it
             await self.channel_layer.group_add(group, self.channel_name)
-        self.groups_joined = list(groups)
         # A revocation published between the check and the joins missed this socket; one
         # published from now on reaches it. Checking again closes that gap.
         if not await self.still_authorized():
@@ -70,14 +140,19 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
         self.live = True
         await self.send_json({"type": "ready"})
 
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        self.closing = True
+        await super().websocket_disconnect(message)
+
     async def disconnect(self, code: int) -> None:
         await self.leave_groups()
 
     async def leave_groups(self) -> None:
         self.live = False
-        for group in self.groups_joined:
+        while self.groups_joined:
+            group = self.groups_joined.pop()
             await self.channel_layer.group_discard(group, self.channel_name)
-        self.groups_joined = []
+
 
     async def still_authorized(self) -> bool:
         """Ask `authorize` again; leave and close with 4403 when a joined group is no
@@ -109,13 +184,16 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
     ) -> None:
         if not self.live:  # refused or revoked, and closing: nothing more is answered
             return
+        limit = settings.LMIX_SOCKET_MAX_MESSAGE_BYTES
+        size = len(bytes_data or b"") if text_data is None else len(text_data)
+        if size > limit or (
+            text_data is not None and len(text_data.encode("utf-8", "surrogatepass")) > limit
+        ):
+            await self.send_json(too_large_error())
+            await self.close(code=CLOSE_TOO_LARGE)
+            return
         if text_data is None:
             await self.send_error("invalid_json", "Messages must be JSON text.")
-            return
-        if len(text_data) > MAX_MESSAGE_CHARS:
-            await self.send_error(
-                "too_large", f"Messages are at most {MAX_MESSAGE_CHARS} characters."
-            )
             return
         try:
             content = json.loads(text_data)

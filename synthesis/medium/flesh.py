@@ -15,7 +15,13 @@ from lmix.prepared import Param, Prepared
 from lmix.realtime.stream import TextStream
 from productions.frame_events import lock_frame
 
-from ..events import notify_liquid, notify_narrative_done, notify_narrative_token, notify_window
+from ..events import (
+    notify_liquid,
+    notify_narrative_done,
+    notify_narrative_restarted,
+    notify_narrative_token,
+    notify_window,
+)
 from ..models import (
     Liquid,
     LiquidStatus,
@@ -126,7 +132,8 @@ def _narrative_open(
 ) -> Narrative:
     """The pass's narrative row, with the messages its call is sent recorded. A run after a
     failed or lost one starts the text afresh under a new id, so no client ever joins the
-    deltas of two runs."""
+    deltas of two runs, and its readers are told to drop the old text
+    (`narrative.restarted`, sent before this run's first delta)."""
     ids = {o.pk: o.seq for o in ctx.outcomes}
     if outcome is not None:
         ids[outcome.pk] = outcome.seq
@@ -137,6 +144,7 @@ def _narrative_open(
         # of a run that lost its pass.
         record_messages(ctx.pass_, lease, "flesh", messages)
         if existing is not None:
+            notify_narrative_restarted(existing)
             existing.delete()
         return Narrative.objects.create(
             frame=ctx.frame,
