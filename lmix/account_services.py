@@ -7,7 +7,6 @@ from django.db import transaction
 
 from .errors import ApplicationError
 from .models import LLMCall, Persona
-from .realtime.publish import revoke_on_commit
 from .services import avatar_discard_on_commit
 
 WRONG_PASSWORD = "That is not your current password."
@@ -48,7 +47,7 @@ def account_delete(*, user: AbstractBaseUser, username: str, password: str) -> N
             password is wrong (under `password`); nothing is deleted then.
     """
     # Imported here: productions builds on lmix, not the other way round.
-    from productions.frame_events import frame_group, spectator_group
+    from productions.frame_events import frame_sockets_close_on_commit
     from productions.frame_services import seat_leave
     from productions.models import Frame, Production, Seat
     from productions.services import production_delete
@@ -60,10 +59,9 @@ def account_delete(*, user: AbstractBaseUser, username: str, password: str) -> N
     for seat in Seat.objects.filter(user=user).exclude(frame__owner=user).select_related("frame"):
         seat_leave(seat=seat)
     # Frames and productions first: their seats and casts PROTECT the personas and worlds
-    # that the user's cascade deletes next. Once committed, their sockets close.
+    # that the user's cascade deletes next. Once committed, their sockets close (4404).
     for frame_id in Frame.objects.filter(owner=user).values_list("pk", flat=True):
-        revoke_on_commit(frame_group(frame_id))
-        revoke_on_commit(spectator_group(frame_id))
+        frame_sockets_close_on_commit(frame_id)
     Frame.objects.filter(owner=user).delete()
     for production in Production.objects.filter(owner=user):
         production_delete(production=production)

@@ -19,7 +19,8 @@ from typing import Any
 
 from django.db import connection
 
-from lmix.realtime.publish import group_send, group_send_on_commit
+from lmix.realtime.codes import CLOSE_GONE
+from lmix.realtime.publish import group_send, group_send_on_commit, revoke_on_commit
 
 from .knowledge import public_name
 from .models import Frame, Seat
@@ -52,6 +53,15 @@ def socket_groups(access: FrameAccess) -> list[str]:
     if access.is_gm:
         return [frame_group(frame_id), gm_group(frame_id)]
     return [frame_group(frame_id), *(seat_group(frame_id, s) for s in sorted(access.seat_ids))]
+
+
+def frame_sockets_close_on_commit(frame_id: object) -> None:
+    """Once committed, every socket on the frame (the GM's, the players', the spectators')
+    leaves its groups and closes with 4404: the frame was closed for good or deleted, and
+    the client stops reconnecting. Call it after the transaction's last event: the outbox
+    sends in publish order, so each socket receives that event (`frame.closed`) first."""
+    for group in (frame_group(frame_id), spectator_group(frame_id)):
+        revoke_on_commit(group, close_code=CLOSE_GONE)
 
 
 def seat_body(seat: Seat) -> dict[str, Any]:

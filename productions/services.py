@@ -10,7 +10,16 @@ from lmix.errors import ApplicationError
 from lmix.models import Assistant, Scenario, World
 
 from . import events
-from .models import ACTIVE_STATUSES, CastMember, Production, SpeakerKind, Turn, TurnStatus
+from .frame_events import frame_sockets_close_on_commit
+from .models import (
+    ACTIVE_STATUSES,
+    CastMember,
+    Frame,
+    Production,
+    SpeakerKind,
+    Turn,
+    TurnStatus,
+)
 from .selectors import cast_load, turn_branch
 from .speaker import CastEntry, SpokenTurn, next_speaker
 
@@ -234,8 +243,13 @@ def autoplay_end(production: Production, *, failed_turn: Turn | None = None) -> 
 
 @transaction.atomic
 def production_delete(*, production: Production) -> None:
-    """Delete a production with its turns and cast; once that commits, its open sockets
-    close with 4403."""
+    """Delete a production with its turns, cast and frames; once that commits, its open
+    sockets close with 4403, and every socket on its frames, spectators' too, with 4404."""
     production_id = production.pk
+    # Locked first: a frame created meanwhile (its key check waits on this lock) cannot
+    # slip into the cascade without its sockets being closed.
+    Production.objects.select_for_update().filter(pk=production_id).first()
+    for frame_id in Frame.objects.filter(production_id=production_id).values_list("pk", flat=True):
+        frame_sockets_close_on_commit(frame_id)
     production.delete()
     events.revoke_production_sockets(production_id)

@@ -1,5 +1,6 @@
 """The frame socket: frame-wide events for everyone seated and the GM, a seat's private
-narrative stream for its player, everything for the GM; typing and online presence."""
+narrative stream for its player, everything for the GM; typing and online presence. A
+closed frame's sockets close with 4404."""
 
 from typing import Any
 
@@ -8,6 +9,7 @@ from django.conf import settings
 
 from lmix.errors import ApplicationError
 from lmix.realtime.coalesce import Coalescer
+from lmix.realtime.codes import CLOSE_GONE
 from lmix.realtime.consumers import GroupConsumer
 from productions.frame_events import (
     notify_online,
@@ -15,15 +17,35 @@ from productions.frame_events import (
     socket_groups,
     spectator_group,
 )
+from productions.models import FrameStatus
 from productions.selectors import frame_access, spectated_frame
 
 
-class FrameConsumer(GroupConsumer):
+class FrameSocket(GroupConsumer):
+    """A socket on one frame. Closing a frame closes its sockets once `frame.closed` is
+    sent (frame_sockets_close_on_commit); one opened on a closed frame (a reload, a
+    reconnect) closes likewise before it is ready, and the re-check on ping closes one whose
+    revocation the layer dropped: nothing will ever be sent on them."""
+
+    ended = False  # `authorize` found the frame closed
+
+    async def still_authorized(self) -> bool:
+        if not await super().still_authorized():
+            return False
+        if self.ended:
+            await self.leave_groups()
+            await self.close(code=CLOSE_GONE)
+            return False
+        return True
+
+
+class FrameConsumer(FrameSocket):
     async def authorize(self, user: Any) -> list[str] | None:
         access = await database_sync_to_async(frame_access)(user=user, frame_id=self.frame_id)
         if access is None:
             return None
         self.seat_ids = {str(seat_id) for seat_id in access.seat_ids}
+        self.ended = access.frame.status == FrameStatus.CLOSED
         return socket_groups(access)
 
     async def on_vapor(self, message: dict[str, Any]) -> None:
@@ -81,11 +103,14 @@ class FrameConsumer(GroupConsumer):
         return self.scope["url_route"]["kwargs"]["frame_id"]
 
 
-class SpectatorConsumer(GroupConsumer):
+class SpectatorConsumer(FrameSocket):
     """A spectator's socket (the GM's spectator link): the public events only. Stopping or
     renewing the link revokes it at once; a ping re-checks the link as a backstop."""
 
     async def authorize(self, user: Any) -> list[str] | None:
         code = self.scope["url_route"]["kwargs"]["code"]
         frame = await database_sync_to_async(spectated_frame)(code=code)
-        return [spectator_group(frame.pk)] if frame is not None else None
+        if frame is None:
+            return None
+        self.ended = frame.status == FrameStatus.CLOSED
+        return [spectator_group(frame.pk)]

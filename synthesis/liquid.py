@@ -16,7 +16,7 @@ from lmix.throttles import (
     LiquidUserThrottle,
     attempts_count,
 )
-from productions.frame_events import lock_frame, notify_frame
+from productions.frame_events import frame_sockets_close_on_commit, lock_frame, notify_frame
 from productions.models import Frame, FrameStatus, Seat, SeatController
 
 from .events import notify_liquid
@@ -195,7 +195,9 @@ _MOVES = {
 @transaction.atomic
 def frame_status_set(*, frame: Frame, status: str) -> Frame:
     """The GM pauses (every open window freezes, keeping its time left), resumes (they run
-    on) or closes the frame (nothing more is written; windows stay frozen).
+    on) or closes the frame for good (nothing more is written; windows stay frozen; no move
+    leaves `closed`): once everyone has been sent `frame.closed`, every socket on it closes
+    with 4404.
 
     Raises:
         ApplicationError: the move is not possible from the frame's status (409).
@@ -223,4 +225,6 @@ def frame_status_set(*, frame: Frame, status: str) -> Frame:
             "windows": [window_body(window) for window in windows],
         },
     )
+    if status == FrameStatus.CLOSED:
+        frame_sockets_close_on_commit(frame.pk)  # after frame.closed: sent in this order
     return frame
