@@ -626,6 +626,8 @@ export type FrameMessage =
   /** `solid`: the narrative (stored as a solid) the delta belongs to. */
   | { type: 'narrative.token'; solid: Uuid; seat: Uuid; index: number; delta: string; shared?: boolean }
   | { type: 'narrative.done'; solid: Uuid; seat: Uuid; narrative: Narrative }
+  /** A new run writes this narrative's pass again (a dead worker, a retry): drop its text; the new run streams under a new id. */
+  | { type: 'narrative.restarted'; solid: Uuid; seat: Uuid; shared?: boolean }
   /** Typing (`typing`), or whether a socket of the seat's player is open (`online`; `hello` asks others to answer). */
   | { type: 'presence'; seat: Uuid; typing?: boolean; online?: boolean; hello?: boolean }
 
