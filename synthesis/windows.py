@@ -249,7 +249,7 @@ def window_interrupt(
         pending.save(update_fields=["interrupt", "updated_at"])
         return pending
     if not budget_admits(frame_id=frame.pk, kind=Work.INTERRUPT, what=f"outcome:{outcome.pk}"):
-        _interrupt_deferred(frame=frame, seat_id=seat_id)
+        _interrupt_deferred(frame=frame, seat_id=seat_id, outcome=outcome)
         return None
     interrupt = {"outcome": str(outcome.pk), "reason": reason}
     live = list(
@@ -295,11 +295,12 @@ def window_interrupt(
     )
 
 
-def _interrupt_deferred(*, frame: Frame, seat_id: object) -> Window:
+def _interrupt_deferred(*, frame: Frame, seat_id: object, outcome: Outcome) -> Window:
     """An interrupt the budget does not admit now waits as the seat's open window made due
-    now (its own, or a new one), marked `interrupt`: the sweep fires it once the minute
-    frees, and its pass gathers every interrupt that came meanwhile (`_deferred_interrupt`).
-    Nothing is lost, and any number of interrupts wake one pass."""
+    now (its own, or a new one, opened as of `outcome`), marked `interrupt`: the sweep
+    fires it once the minute frees, and its pass gathers every interrupt since the window
+    opened (`_deferred_interrupt`). Nothing is lost, and any number of interrupts wake one
+    pass."""
     now = timezone.now()
     window = OPEN_WINDOW.one(seat=seat_id)
     paused = frame.status == FrameStatus.PAUSED
@@ -312,6 +313,9 @@ def _interrupt_deferred(*, frame: Frame, seat_id: object) -> Window:
             remaining_seconds=0.0 if paused else None,
             trigger=Trigger.INTERRUPT,
         )
+        # Opened as of its interrupt: `_deferred_interrupt` reads outcomes from then on.
+        window.opened_at = min(window.opened_at, outcome.created_at)
+        Window.objects.filter(pk=window.pk).update(opened_at=window.opened_at)
         notify_window("window.opened", window)
         return window
     window.trigger = Trigger.INTERRUPT
