@@ -1,6 +1,6 @@
 """Writes to frames and seats: create a frame from a production's cast, join with an invite
-code, the GM's seat changes and invite rotation. Liquid, windows and passes are in
-synthesis/."""
+code, the GM's seat changes (a kick bans its player from the frame until the GM lifts it)
+and invite rotation. Liquid, windows and passes are in synthesis/."""
 
 from collections.abc import Iterable
 
@@ -11,8 +11,10 @@ from lmix.errors import ApplicationError
 from lmix.models import Assistant, LLMModel
 from lmix.realtime.publish import revoke_on_commit
 
+from .frame_events import lock_frame
 from .models import (
     Frame,
+    FrameBan,
     FrameMode,
     FrameStatus,
     LiquidVisibility,
@@ -24,6 +26,10 @@ from .models import (
 from .selectors import cast_load, is_uuid
 
 MAX_TEMPO = 100.0
+BANNED = (
+    "The GM removed you from this frame: you cannot take a seat in it again until they "
+    "allow you back."
+)
 
 
 @transaction.atomic
@@ -133,7 +139,8 @@ def frame_join(*, user: AbstractBaseUser, invite_code: str, seat_id: object) -> 
     """Take an open seat of the frame the invite code belongs to.
 
     Raises:
-        ApplicationError: no frame has that code or no such seat in it (404), the frame is
+        ApplicationError: no frame has that code or no such seat in it (404), the GM
+            removed the user from this frame and has not let them back (403), the frame is
             closed, the seat is taken, or the user already plays a seat of this frame (409).
     """
     frame = Frame.objects.select_for_update().filter(invite_code=invite_code).first()
@@ -144,6 +151,8 @@ def frame_join(*, user: AbstractBaseUser, invite_code: str, seat_id: object) -> 
     )
     if frame is None or seat is None:
         raise ApplicationError("No open seat matches that invite.", status_code=404)
+    if FrameBan.objects.filter(frame=frame, user=user).exists():
+        raise ApplicationError(BANNED, status_code=403)
     if frame.status == FrameStatus.CLOSED:
         raise ApplicationError("This frame is closed.", status_code=409)
     if Seat.objects.filter(frame=frame, user=user).exists():
@@ -160,13 +169,16 @@ def frame_join(*, user: AbstractBaseUser, invite_code: str, seat_id: object) -> 
 def seat_update(
     *, frame: Frame, seat: Seat, controller: str, assistant: Assistant | None = None
 ) -> Seat:
-    """The GM opens a seat (kicking its player, whose sockets close at once) or gives it to
-    an assistant that plays the seat's persona.
+    """The GM opens a seat or gives it to an assistant that plays the seat's persona. A
+    player it had is kicked: their sockets close at once, the intentions still pending on
+    the seat (submitted, not committed) are withdrawn, and they may take no seat of the
+    frame again until the GM lifts their ban (`frame_ban_lift`).
 
     Raises:
         ApplicationError: an assistant missing, not the GM's, or for another persona; or a
             request to make the seat human (players join with the invite code).
     """
+    lock_frame(frame.pk)  # the frame, then its rows: the order liquid writes take them in
     seat = Seat.objects.select_for_update().get(pk=seat.pk, frame=frame)
     previous_user_id = seat.user_id
     if controller == SeatController.HUMAN:
@@ -189,6 +201,9 @@ def seat_update(
         seat.controller, seat.user, seat.assistant = SeatController.OPEN, None, None
     seat.save(update_fields=["controller", "user", "assistant"])
     if previous_user_id is not None:
+        if previous_user_id != frame.owner_id:  # a GM playing a seat is never banned
+            FrameBan.objects.get_or_create(frame=frame, user_id=previous_user_id)
+        _withdraw_pending(frame, seat)
         _revoke_player(frame, previous_user_id)
     _seat_changed(seat)
     return seat
@@ -196,12 +211,15 @@ def seat_update(
 
 @transaction.atomic
 def seat_leave(*, seat: Seat) -> Seat:
-    """A player gives their seat up: it is open again and their sockets close."""
+    """A player gives their seat up: it is open again, the intentions still pending on it
+    are withdrawn (the next player does not inherit them) and their sockets close."""
+    lock_frame(seat.frame_id)
     seat = Seat.objects.select_for_update().get(pk=seat.pk)
     user_id = seat.user_id
     seat.controller, seat.user = SeatController.OPEN, None
     seat.save(update_fields=["controller", "user"])
     if user_id is not None:
+        _withdraw_pending(seat.frame, seat)
         _revoke_player(seat.frame, user_id)
     _seat_changed(seat)
     return seat
@@ -227,6 +245,33 @@ def spectators_set(*, frame: Frame, enabled: bool) -> Frame:
     frame.spectator_code = new_invite_code() if enabled else None
     frame.save(update_fields=["spectator_code", "updated_at"])
     return frame
+
+
+@transaction.atomic
+def frame_ban_lift(*, frame: Frame, user_id: object) -> None:
+    """The GM lets a removed player back: they may take an open seat again.
+
+    Raises:
+        ApplicationError: that user is not banned from this frame (404).
+    """
+    deleted, _ = FrameBan.objects.filter(frame=frame, user_id=user_id).delete()
+    if not deleted:
+        raise ApplicationError("That player is not banned from this frame.", status_code=404)
+
+
+def _withdraw_pending(frame: Frame, seat: Seat) -> None:
+    """Withdraw the seat's submitted intentions as their player would, events included: a
+    new occupant must not commit (or read) them. Committed ones are already in a window
+    and stay there: its medium pass narrates them for the seat."""
+    # Liquid is synthesis's; imported here, as the events are, to keep the apps' imports
+    # one way at load time.
+    from synthesis.events import notify_liquid
+    from synthesis.models import Liquid, LiquidStatus
+
+    for liquid in Liquid.objects.filter(seat=seat, status=LiquidStatus.SUBMITTED):
+        if Liquid.move(liquid.pk, LiquidStatus.WITHDRAWN, only_from=(LiquidStatus.SUBMITTED,)):
+            liquid.refresh_from_db()
+            notify_liquid("liquid.withdrawn", liquid, frame=frame)
 
 
 def _revoke_player(frame: Frame, user_id: object) -> None:

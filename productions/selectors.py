@@ -15,7 +15,7 @@ from lmix.models import Assistant, Membership
 from lmix.prepared import Param, Prepared, Statement, together
 
 from .knowledge import memberships_attach, memberships_prefetch, public_name
-from .models import CastMember, Frame, Production, Seat, Turn
+from .models import CastMember, Frame, FrameBan, Production, Seat, Turn
 
 
 def production_list(*, owner: AbstractBaseUser) -> QuerySet[Production]:
@@ -67,6 +67,8 @@ class FrameAccess:
     frame: Frame
     is_gm: bool
     seat_ids: frozenset[uuid.UUID]
+    # Who reads: a seat's previous players' intentions are not its new player's to read.
+    user_id: object = None
 
 
 def frame_list(*, user: AbstractBaseUser) -> QuerySet[Frame]:
@@ -106,7 +108,7 @@ def frame_access_to(*, user: AbstractBaseUser, frame: Frame) -> FrameAccess | No
     is_gm = frame.owner_id == user.pk
     if not is_gm and not seat_ids:
         return None
-    return FrameAccess(frame=frame, is_gm=is_gm, seat_ids=seat_ids)
+    return FrameAccess(frame=frame, is_gm=is_gm, seat_ids=seat_ids, user_id=user.pk)
 
 
 def frame_access_or_404(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess:
@@ -210,3 +212,12 @@ def spectated_frame(*, code: str) -> Frame | None:
     if not code:
         return None
     return Frame.objects.filter(spectator_code=code).select_related("production").first()
+
+
+def frame_ban_list(*, frame: Frame) -> list[dict[str, Any]]:
+    """The players the GM removed from the frame, oldest first, for the GM's page."""
+    bans = FrameBan.objects.filter(frame=frame).select_related("user")
+    return [
+        {"user": ban.user_id, "player": ban.user.username, "banned_at": ban.created_at.isoformat()}
+        for ban in bans
+    ]

@@ -26,15 +26,29 @@ def liquid_audiences(
     `all` (one message to the frame group); otherwise the GM and the liquid's own seat,
     and the other seats get the event without `content` and `refined` (they learn that
     something was submitted, not what).
+
+    Whatever the visibility, a seat's player now never learns of a previous player's
+    liquid (`previous_players`: the seat changed hands since it was written), not even
+    its id: their seat group is sent nothing (the hole in their sequence makes their
+    client re-read its snapshot, which omits it), everyone else is told as above, one
+    group each.
     """
-    if frame.liquid_visibility == LiquidVisibility.ALL:
+    from .selectors import previous_players
+
+    occupant = next((s.user_id for s in seats if s.pk == liquid.seat_id), None)
+    stale = occupant is not None and previous_players(liquid, occupant)
+    if frame.liquid_visibility == LiquidVisibility.ALL and not stale:
         return {frame_group(frame.pk): {"type": event_type, "liquid": body}}
-    hidden = {k: v for k, v in body.items() if k not in {"content", "refined"}}
+    hidden = body
+    if frame.liquid_visibility != LiquidVisibility.ALL:
+        hidden = {k: v for k, v in body.items() if k not in {"content", "refined"}}
     audiences: Audiences = {gm_group(frame.pk): {"type": event_type, "liquid": body}}
     for seat in seats:
         if seat.user_id is None:  # nobody's sockets listen there
             continue
         mine = seat.pk == liquid.seat_id
+        if mine and stale:
+            continue
         audiences[seat_group(frame.pk, seat.pk)] = {
             "type": event_type,
             "liquid": body if mine else hidden,
@@ -47,15 +61,32 @@ def notify_liquid(
 ) -> None:
     """`liquid.created|updated|withdrawn|analyzed|committed|consumed`, each reader getting
     the body they may read (see `liquid_audiences`). Without `seats`, the seats' players
-    are read only when the frame hides liquid (one light query)."""
+    are read only when the frame hides liquid or the liquid's seat changed hands since it
+    was written (one light query)."""
     from .selectors import liquid_body
 
-    if seats is None and frame.liquid_visibility != LiquidVisibility.ALL:
+    if seats is None and (
+        frame.liquid_visibility != LiquidVisibility.ALL or _changed_hands(liquid)
+    ):
         seats = list(Seat.objects.filter(frame_id=frame.pk).only("id", "frame_id", "user_id"))
     audiences = liquid_audiences(
         event_type, liquid, liquid_body(liquid), frame=frame, seats=seats or []
     )
     notify_audiences(frame.pk, audiences)
+
+
+def _changed_hands(liquid: Liquid) -> bool:
+    """Whether the liquid's seat is played now by someone other than its author (read from
+    the seat already loaded with it when there is one)."""
+    if liquid.author_id is None:
+        return False
+    if Liquid.seat.is_cached(liquid):
+        return liquid.seat.user_id not in (None, liquid.author_id)
+    return (
+        Seat.objects.filter(pk=liquid.seat_id, user__isnull=False)
+        .exclude(user_id=liquid.author_id)
+        .exists()
+    )
 
 
 def notify_window(event_type: str, window: Window, *, cause: dict | None = None) -> None:

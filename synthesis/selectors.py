@@ -29,11 +29,19 @@ TALK_KEPT = 200  # the newest table talk a snapshot holds
 
 def liquid_readable(access: FrameAccess, liquid: Liquid) -> bool:
     """Whether this reader may read the liquid's text (not only that it exists)."""
-    return (
-        access.is_gm
-        or liquid.seat_id in access.seat_ids
-        or access.frame.liquid_visibility == LiquidVisibility.ALL
-    )
+    if access.is_gm:
+        return True
+    if liquid.seat_id in access.seat_ids:
+        return not previous_players(liquid, access.user_id)
+    return access.frame.liquid_visibility == LiquidVisibility.ALL
+
+
+def previous_players(liquid: Liquid, player_id: object) -> bool:
+    """Whether the liquid was written by someone other than `player_id`, the player of its
+    seat now: a previous player's intentions (or the GM's for it while an assistant played
+    it), which that player never reads, whatever the frame's visibility (docs/security.md,
+    "Kicks and new players"). Liquid an assistant wrote has no author and stays the seat's."""
+    return liquid.author_id is not None and liquid.author_id != player_id
 
 
 def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
@@ -82,6 +90,7 @@ def narrative_body(narrative: Narrative) -> dict[str, Any]:
     return {
         "id": str(narrative.pk),
         "seat": str(narrative.seat_id),
+        "user": narrative.user_id,  # who played the seat when it was written
         "text": narrative.text,
         "token_count": narrative.token_count,
         "outcome_ids": narrative.outcome_ids,
@@ -92,6 +101,13 @@ def narrative_body(narrative: Narrative) -> dict[str, Any]:
         "status": narrative.status,
         "created_at": narrative.created_at.isoformat(),
     }
+
+
+def narrators(narratives: list[Narrative]) -> dict[str, str]:
+    """Who played each narrative's seat when it was written, by user id: a seat's new
+    player reads its story so far as someone else's (a narrative whose `user` is not the
+    seat's player now), by name."""
+    return {str(n.user_id): n.user.username for n in narratives if n.user_id is not None}
 
 
 def window_body(window: Window) -> dict[str, Any]:
@@ -132,9 +148,15 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
     frame.refresh_from_db()
     seats = seats_load(frame=frame)
     live_liquid = Liquid.objects.filter(frame=frame).exclude(status=LiquidStatus.WITHDRAWN)
-    narratives = Narrative.objects.filter(frame=frame)
+    narratives = Narrative.objects.filter(frame=frame).select_related("user")
     if not access.is_gm:
+        # A seat's narratives are its character's story, its new player's too; its previous
+        # players' intentions are not theirs (`previous_players`): not even their rows.
+        live_liquid = live_liquid.exclude(
+            Q(seat_id__in=access.seat_ids) & Q(author__isnull=False) & ~Q(author_id=access.user_id)
+        )
         narratives = narratives.filter(Q(seat_id__in=access.seat_ids) | Q(shared=True))
+    narratives = list(narratives)
     windows = Window.objects.filter(
         Q(status__in=[WindowStatus.OPEN, WindowStatus.FIRING, WindowStatus.FAILED]), frame=frame
     )
@@ -160,6 +182,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "liquid": [liquid_body(x, readable=liquid_readable(access, x)) for x in live_liquid],
         "outcomes": [outcome_body(o, gm=access.is_gm) for o in Outcome.objects.filter(frame=frame)],
         "narratives": [narrative_body(n) for n in narratives],
+        "narrators": narrators(narratives),
         "windows": [window_body(w) for w in windows],
         "talk": talk_recent(frame_id=frame.pk),
     }

@@ -4,7 +4,7 @@ from django.urls import re_path
 
 from lmix.apis import UUID_PATTERN
 
-from . import apis, budget_api
+from . import apis, ban_apis, budget_api
 
 
 def uuid_arg(name: str) -> str:
@@ -52,6 +52,12 @@ urlpatterns = [
     ),
     re_path(rf"^frames/{FRAME}/liquid/?$", apis.FrameLiquidApi.as_view(), name="frame-liquid"),
     re_path(rf"^frames/{FRAME}/talk/?$", apis.FrameTalkApi.as_view(), name="frame-talk"),
+    re_path(rf"^frames/{FRAME}/bans/?$", ban_apis.FrameBansApi.as_view(), name="frame-bans"),
+    re_path(
+        rf"^frames/{FRAME}/bans/(?P<user_id>[0-9]{{1,18}})/?$",
+        ban_apis.FrameBanDetailApi.as_view(),
+        name="frame-ban-detail",
+    ),
     re_path(
         rf"^frames/{FRAME}/spectators/?$",
         apis.FrameSpectatorsApi.as_view(),

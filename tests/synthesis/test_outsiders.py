@@ -39,6 +39,7 @@ ENDPOINTS = {
     ("frame-close", "post"): ("/api/frames/{frame}/close", "frame", None),
     ("frame-advance", "post"): ("/api/frames/{frame}/advance", "frame", None),
     ("frame-passes", "get"): ("/api/frames/{frame}/passes", "frame", None),
+    ("frame-budget", "get"): ("/api/frames/{frame}/budget", "frame", None),
     ("frame-liquid", "post"): (
         "/api/frames/{frame}/liquid",
         "frame",
@@ -46,6 +47,8 @@ ENDPOINTS = {
     ),
     ("frame-talk", "post"): ("/api/frames/{frame}/talk", "frame", {"text": "OUTSIDER-SAYS"}),
     ("frame-spectators", "post"): ("/api/frames/{frame}/spectators", "frame", {"enabled": True}),
+    ("frame-bans", "get"): ("/api/frames/{frame}/bans", "frame", None),
+    ("frame-ban-detail", "delete"): ("/api/frames/{frame}/bans/1", "frame", None),
     ("liquid-detail", "patch"): ("/api/liquid/{liquid}", "liquid", {"content": "HIJACKED"}),
     ("liquid-detail", "delete"): ("/api/liquid/{liquid}", "liquid", None),
     ("liquid-commit", "post"): ("/api/liquid/{liquid}/commit", "liquid", None),

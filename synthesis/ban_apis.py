@@ -1,0 +1,39 @@
+"""REST endpoints of a frame's bans: the players its GM kicked, who take no seat of it again
+until the GM lets them back (productions/frame_services.py: `seat_update`, `frame_join`)."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lmix.errors import ApplicationError
+from productions import frame_services
+from productions.selectors import FrameAccess, frame_access_or_404, frame_ban_list
+
+
+def _gm_access(request: Request, frame_id: object) -> FrameAccess:
+    """The caller's access to a frame they run; a player gets 403, anyone else 404 (as the
+    frames API's other GM endpoints)."""
+    access = frame_access_or_404(user=request.user, frame_id=frame_id)
+    if not access.is_gm:
+        raise ApplicationError("Only the frame's GM can do that.", status_code=403)
+    return access
+
+
+class FrameBansApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiResponse(description="Bans.")})
+    def get(self, request: Request, frame_id: str) -> Response:
+        """GM: the players you kicked from this frame, who cannot take a seat in it again
+        until you allow them back ({user, player, banned_at}, oldest first)."""
+        return Response(frame_ban_list(frame=_gm_access(request, frame_id).frame))
+
+
+class FrameBanDetailApi(APIView):
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request: Request, frame_id: str, user_id: str) -> Response:
+        """GM: allow a kicked player back: they may take an open seat again (404 when they
+        are not banned from this frame)."""
+        access = _gm_access(request, frame_id)
+        frame_services.frame_ban_lift(frame=access.frame, user_id=int(user_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
