@@ -1,25 +1,30 @@
 /**
  * The live socket of a frame page (player's or GM's): one per page, feeding the frame store.
  * It reads the frame at once and after every (re)connect or gap, stops for good on 4401
- * (the session is handed to the login check) and 4403 (not, or no longer, in this frame),
- * and sends the player's typing presence, throttled.
+ * (the session is handed to the login check), 4403 (not, or no longer, in this frame) and
+ * 4404 (the frame ended for good: closed by its GM, or deleted; read once more then), and
+ * sends the player's typing presence, throttled.
  */
 import { computed, watch, type MaybeRefOrGetter, toValue } from 'vue'
 import { frameSocketUrl } from '@/api/frames'
 import { reportUnauthorized } from '@/api/http'
 import type { FrameMessage } from '@/api/types'
-import { useLiveSocket } from '@/composables/useLiveSocket'
+import { FINAL_CLOSE_CODES, useLiveSocket } from '@/composables/useLiveSocket'
+import { frameEnd } from '@/lib/frame'
 import type { LiveMessage } from '@/lib/sequence'
 import { useFrameStore } from '@/stores/frame'
 
 /** The least time between two "typing" messages (receivers keep one alive for longer). */
 export const VAPOR_EVERY_MS = 2500
+/** The frame was closed for good or deleted: nothing will ever be sent on its socket. */
+export const CLOSE_GONE = 4404
 
 export function useFrameSocket(frameId: MaybeRefOrGetter<string>) {
   const store = useFrameStore()
   const socket = useLiveSocket<FrameMessage>(() => frameSocketUrl(toValue(frameId)), {
     resync: () => store.load(toValue(frameId)),
     apply: (msg) => store.apply(msg),
+    finalCloseCodes: [...FINAL_CLOSE_CODES, CLOSE_GONE],
     streams: {
       of: (msg) => (msg.type === 'narrative.token' ? msg.solid : undefined),
       position: (stream) => store.narrativePosition(stream),
@@ -30,6 +35,15 @@ export function useFrameSocket(frameId: MaybeRefOrGetter<string>) {
   })
   /** Refused or revoked: a kicked player, or a frame that is gone. Nothing more arrives. */
   const accessEnded = computed(() => socket.status.value === 'failed' && socket.closeCode.value === 4403)
+  /** The frame ended for good (closed by its GM, or deleted): nothing more arrives. */
+  const gone = computed(() => socket.status.value === 'failed' && socket.closeCode.value === CLOSE_GONE)
+  // One last read: the scene as it ended (a narrative finished meanwhile), or a 404 that
+  // says it was deleted.
+  watch(gone, (ended) => {
+    if (ended) void store.load(toValue(frameId)).catch(() => undefined)
+  })
+  /** How the page says it ended (lib/frame.ts `frameEnd`). */
+  const end = computed(() => (gone.value ? frameEnd(store.state, { missing: store.loadError?.status === 404 }) : null))
 
   /** When the last "typing" was sent; null: the others do not think we are typing. */
   let lastVapor: number | null = null
@@ -47,5 +61,5 @@ export function useFrameSocket(frameId: MaybeRefOrGetter<string>) {
     socket.send(vapor)
   }
 
-  return { ...socket, accessEnded, typed, stoppedTyping }
+  return { ...socket, accessEnded, gone, end, typed, stoppedTyping }
 }

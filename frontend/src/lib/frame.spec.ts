@@ -5,6 +5,7 @@ import {
   applyEvent,
   feedEntries,
   formatCountdown,
+  frameEnd,
   fromSnapshot,
   isNewerLiquid,
   liquidReadable,
@@ -136,6 +137,27 @@ describe('applying events', () => {
     const s = play(fromSnapshot(makeFrameView({ narratives: [done] })), [token('n1', 3, ' more')])
     expect(s.narratives.n1?.text).toBe('All of it.')
     expect(narrativePosition(s, 'n1')).toBe(Infinity)
+  })
+
+  it('drops a restarted narrative’s half text: the new run streams clean, as a fresh snapshot has it', () => {
+    // The worker died two deltas in; the rerun writes the pass's narrative under a new id.
+    const cut = makeNarrative({ id: 'n1', text: 'The door', token_count: 1 })
+    const other = makeNarrative({ id: 'nb', seat: SEATS.bob, text: 'Bob’s own.', token_count: 1, status: 'done' })
+    const old = fromSnapshot(makeFrameView({ seq: 4, narratives: [cut, other] }))
+    const whole = makeNarrative({ id: 'n2', text: 'It opens.', token_count: 2, status: 'done' })
+    const s = play(old, [
+      token('n1', 1, ' creaks'),
+      { type: 'narrative.restarted', solid: 'n1', seat: SEATS.alice, shared: false },
+      token('n2', 0, 'It'),
+      token('n2', 1, ' opens.'),
+    ])
+    expect(s.narratives.n1).toBeUndefined()
+    expect(s.narratives.n2).toMatchObject({ text: 'It opens.', status: 'streaming' })
+    expect(feedEntries(s).map((e) => e.key)).toEqual(['n:nb', 'n:n2']) // one story of hers, not two
+    const done = play(s, [{ type: 'narrative.done', solid: 'n2', seat: SEATS.alice, narrative: whole }])
+    expect(done).toEqual(fromSnapshot(makeFrameView({ seq: 4, narratives: [other, whole] })))
+    // A late delta of the dead run is no new stream: it has no place (the store drops it).
+    expect(narrativePosition(done, 'n1')).toBeUndefined()
   })
 
   it('keeps outcomes unique and in seq order', () => {
@@ -317,6 +339,13 @@ describe('what a player reads', () => {
       { type: 'seat.changed', seq: 1, seat: makeSeat({ id: SEATS.alice, name: 'Alice', controller: 'open', user: null }) },
     ])
     expect(playerNotices(kicked, { accessEnded: false }).map((n) => n.key)).toEqual(['removed', 'closed'])
+  })
+
+  it('reads a frame that ended for good (4404) as closed by its GM, or deleted', () => {
+    expect(frameEnd(fromSnapshot(makeFrameView({ status: 'closed' })))).toMatchObject({ kind: 'ended', title: 'This scene has ended' })
+    expect(frameEnd(fromSnapshot(makeFrameView({ status: 'open' })))).toMatchObject({ kind: 'deleted', title: 'This scene was deleted' })
+    expect(frameEnd(fromSnapshot(makeFrameView({ status: 'closed' })), { missing: true }).kind).toBe('deleted')
+    expect(frameEnd(null).kind).toBe('deleted')
   })
 
   it('reads outcomes and narratives in time order, bones before flesh, a narrative not yet stored last', () => {

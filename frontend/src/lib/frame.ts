@@ -246,6 +246,10 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
       const next = { ...old, text: old.text + msg.delta, token_count: msg.index + 1 }
       return done({ narratives: { ...state.narratives, [old.id]: next } })
     }
+    case 'narrative.restarted':
+      // Its pass is written again from the start (a dead worker, a retry), under a new id
+      // whose first delta follows: the old run's text goes, never joined to the new one's.
+      return done({ narratives: without(state.narratives, msg.solid) })
     case 'narrative.done': {
       const n = msg.narrative
       return done({
@@ -406,6 +410,25 @@ export function withLocalLiquid(state: FrameState, l: Liquid): FrameState {
 }
 
 // ---------- what a player is told ----------
+
+/** Why a frame's socket closed for good with 4404, as its pages say it. */
+export interface FrameEnd {
+  kind: 'ended' | 'deleted'
+  title: string
+  text: string
+}
+
+/**
+ * The frame ended for good (its socket closed with 4404): the GM closed the scene, which
+ * stays readable, or it was deleted (with its production, or its GM's account). `missing`:
+ * a read after the close found no frame (404).
+ */
+export function frameEnd(state: FrameState | null, opts: { missing?: boolean } = {}): FrameEnd {
+  if (state?.info.status === 'closed' && !opts.missing) {
+    return { kind: 'ended', title: 'This scene has ended', text: 'The GM closed it for good. You can still read it here; nothing more will happen in it.' }
+  }
+  return { kind: 'deleted', title: 'This scene was deleted', text: 'It no longer exists. What you see here is where it stood; nothing more will arrive.' }
+}
 
 export interface Notice {
   key: string

@@ -162,6 +162,53 @@ describe('frame store', () => {
     stop()
   })
 
+  it('drops a restarted narrative, and the dead run’s late deltas with it, without a re-read', async () => {
+    const { store, ws, stop } = await live(makeFrameView({ seq: 1, narratives: [makeNarrative({ id: 'n1', text: 'The door', token_count: 1 })] }))
+    const token = (solid: string, index: number, delta: string) => ({ type: 'narrative.token', solid, seat: SEATS.alice, index, delta })
+    ws.push(token('n1', 1, ' creaks'))
+    ws.push({ type: 'narrative.restarted', solid: 'n1', seat: SEATS.alice, shared: false })
+    ws.push(token('n2', 0, 'It opens'))
+    ws.push(token('n1', 2, ' and')) // the old worker was not quite dead
+    ws.push(token('n2', 1, '.'))
+    await flushPromises()
+    expect(store.feed.map((e) => e.key)).toEqual(['n:n2'])
+    expect(store.state?.narratives.n2?.text).toBe('It opens.')
+    expect(store.narrativePosition('n1')).toBe(Infinity)
+    expect(api.getFrame).toHaveBeenCalledTimes(2) // nothing was missed
+    stop()
+  })
+
+  it('stops for good when the frame ends (4404), reads it once more, and tells closed from deleted', async () => {
+    vi.useFakeTimers()
+    try {
+      const closed = makeFrameView({ seq: 2, status: 'closed' })
+      const { socket, ws, stop } = await live(makeFrameView({ seq: 1 }), makeFrameView({ seq: 1 }), closed)
+      ws.push({ type: 'frame.closed', seq: 2, status: 'closed', windows: [] })
+      ws.onclose?.({ code: 4404 })
+      await flushPromises()
+      expect(socket.gone.value).toBe(true)
+      expect(socket.end.value).toMatchObject({ kind: 'ended', title: 'This scene has ended' })
+      expect(api.getFrame).toHaveBeenCalledTimes(3) // the last read
+      await vi.advanceTimersByTimeAsync(60_000)
+      expect(FakeSocket.last).toBe(ws) // never reconnects
+      stop()
+
+      setActivePinia(createPinia())
+      vi.mocked(api.getFrame).mockReset()
+      const deleted = await live(makeFrameView({ seq: 1 }))
+      vi.mocked(api.getFrame).mockRejectedValue(new ApiError(404, 'Not found.'))
+      deleted.ws.onclose?.({ code: 4404 })
+      await flushPromises()
+      expect(deleted.socket.end.value).toMatchObject({ kind: 'deleted', title: 'This scene was deleted' })
+      expect(deleted.store.state?.info.name).toBe('Night at the docks') // what was there stays
+      await vi.advanceTimersByTimeAsync(60_000)
+      expect(FakeSocket.last).toBe(deleted.ws)
+      deleted.stop()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('sends typing presence for the player’s seat at most every few seconds, and its end', async () => {
     const { socket, ws, stop } = await live(makeFrameView({ seq: 1 }))
     socket.typed(SEATS.alice, 1000)

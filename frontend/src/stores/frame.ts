@@ -109,6 +109,8 @@ export const useFrameStore = defineStore('frame', () => {
       return true
     }
     if (!state.value) return false
+    // A restarted narrative's old run may still send a late delta: dropped, never a new stream.
+    if (msg.type === 'narrative.restarted') ghosts.set(msg.solid, GHOST_AFTER)
     const { state: next, resync } = applyEvent(state.value, msg)
     state.value = next
     if (msg.type === 'narrative.token' || msg.type === 'narrative.done') {

@@ -103,6 +103,18 @@ describe('FrameGmView', () => {
     expect(w.find(q('pass-item')).attributes('data-status')).toBe('pending')
   })
 
+  it('says the frame was deleted when its socket closes with 4404, and takes the controls away', async () => {
+    const w = await mountView(gmView())
+    expect(w.find(q('gm-pause')).exists()).toBe(true)
+    vi.mocked(api.getFrame).mockRejectedValue(new ApiError(404, 'Not found.'))
+    FakeSocket.last!.onclose?.({ code: 4404 })
+    await flushPromises()
+    expect(w.find(q('frame-ended')).attributes('data-kind')).toBe('deleted')
+    expect(w.find(q('frame-ended-back')).text()).toBe('All frames')
+    expect(w.find(q('gm-pause')).exists()).toBe(false)
+    expect(w.find(q('narrative-text')).text()).toBe('ALICE-ONLY prose.') // what it held stays
+  })
+
   it('kicks a player after confirming', async () => {
     const w = await mountView(gmView())
     vi.mocked(api.updateSeat).mockResolvedValue(makeSeat({ id: SEATS.alice, name: 'Alice', controller: 'open', user: null }))

@@ -2,6 +2,7 @@ import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as api from '@/api/frames'
+import { ApiError } from '@/api/http'
 import type { FrameView } from '@/api/types'
 import { FakeSocket } from '@/test/fakeSocket'
 import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeSeat, SEATS } from '@/test/factories'
@@ -77,6 +78,41 @@ describe('FramePlayerView', () => {
     expect(w.find(q('notice-removed')).text()).toContain('no longer in this frame')
     expect(w.find(q('composer-form')).exists()).toBe(false)
     expect(w.find(q('connection-status')).attributes('data-status')).toBe('failed')
+  })
+
+  it('replaces a restarted narrative’s half text with the new run’s', async () => {
+    const w = await mountView(makeFrameView({ seq: 1 }))
+    FakeSocket.last!.push({ type: 'narrative.token', solid: 'n1', seat: SEATS.alice, index: 0, delta: 'The door cr' })
+    FakeSocket.last!.push({ type: 'narrative.restarted', solid: 'n1', seat: SEATS.alice, shared: false })
+    FakeSocket.last!.push({ type: 'narrative.token', solid: 'n2', seat: SEATS.alice, index: 0, delta: 'It opens.' })
+    await flushPromises()
+    expect(w.findAll(q('narrative-text')).map((n) => n.text())).toEqual(['It opens.'])
+  })
+
+  it('says the scene has ended when the GM closes it for good (4404), with the way back, and stops', async () => {
+    const w = await mountView(makeFrameView({ seq: 1 }))
+    vi.mocked(api.getFrame).mockResolvedValue(makeFrameView({ seq: 2, status: 'closed' }))
+    FakeSocket.last!.push({ type: 'frame.closed', seq: 2, status: 'closed', windows: [] })
+    FakeSocket.last!.onclose?.({ code: 4404 })
+    await flushPromises()
+    expect(w.find(q('frame-ended')).attributes('data-kind')).toBe('ended')
+    expect(w.find(q('frame-ended-title')).text()).toBe('This scene has ended')
+    const back = w.findAllComponents(RouterLinkStub).find((link) => link.text() === 'Back to frames')
+    expect(back?.props('to')).toBe('/frames')
+    expect(w.find(q('notice-closed')).exists()).toBe(false) // said once, by the panel
+    expect(w.find(q('composer-form')).exists()).toBe(false)
+    expect(w.find(q('leave-seat')).exists()).toBe(false)
+  })
+
+  it('says the scene was deleted when its socket closes with 4404 and the frame is gone', async () => {
+    const w = await mountView(makeFrameView({ seq: 1 }))
+    vi.mocked(api.getFrame).mockRejectedValue(new ApiError(404, 'Not found.'))
+    FakeSocket.last!.onclose?.({ code: 4404 })
+    await flushPromises()
+    expect(w.find(q('frame-ended')).attributes('data-kind')).toBe('deleted')
+    expect(w.find(q('frame-ended-title')).text()).toBe('This scene was deleted')
+    expect(w.find(q('frame-name')).text()).toBe('Night at the docks') // where it stood stays readable
+    expect(w.find(q('composer-form')).exists()).toBe(false)
   })
 
   it('sends the GM, who has no seat, to the GM page', async () => {

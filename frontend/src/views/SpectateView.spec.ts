@@ -60,6 +60,22 @@ describe('SpectateView', () => {
     expect(vi.mocked(api.getSpectated).mock.calls.length).toBe(calls) // no re-read for a hole
   })
 
+  it('says the scene has ended when the GM closes it for good (4404), and stops', async () => {
+    vi.mocked(api.getSpectated).mockResolvedValue(view())
+    const w = mountView()
+    await flushPromises()
+    const ws = FakeSocket.last!
+    ws.open()
+    await flushPromises()
+    ws.push({ type: 'frame.closed', seq: 6, status: 'closed', windows: [] })
+    ws.onclose?.({ code: 4404 })
+    await flushPromises()
+    expect(w.find(q('frame-ended')).attributes('data-kind')).toBe('ended')
+    expect(w.find(q('frame-ended-title')).text()).toBe('This scene has ended')
+    expect(w.find(q('spectate-connection')).text()).toBe('ended')
+    expect(w.find(q('spectate-stopped')).exists()).toBe(false)
+  })
+
   it('says so when the link no longer works, and when the GM stops it while watching', async () => {
     vi.mocked(api.getSpectated).mockRejectedValue(new ApiError(404, 'This spectator link is not valid (any more).'))
     const w = mountView()
