@@ -1,6 +1,7 @@
 /** Frames (live scenes): create, list, read, join; the GM's seat changes and controls; liquid; passes; the socket URL. */
 import { http } from './http'
 import type {
+  FrameBan,
   FrameCreateInput,
   FrameSummary,
   FrameUpdateInput,
@@ -105,3 +106,10 @@ export const inviteLink = (code: string, origin: string = window.location.origin
 /** The link a GM hands to spectators: the outcomes only. */
 export const spectateLink = (code: string, origin: string = window.location.origin) =>
   `${origin}/watch/${encodeURIComponent(code)}`
+// ---- bans ----
+
+/** GM: the players kicked from the frame, who cannot take a seat in it until allowed back (oldest first). */
+export const listBans = (frameId: string) => http.get<FrameBan[]>(`${one(frameId)}/bans`)
+
+/** GM: let a kicked player back (404 when they are not banned from this frame). */
+export const liftBan = (frameId: string, userId: number) => http.delete(`${one(frameId)}/bans/${userId}`)

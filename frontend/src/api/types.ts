@@ -436,6 +436,8 @@ export interface Narrative {
   status: NarrativeStatus
   created_at: string
   shared?: boolean
+  /** Who played the seat when it was written (null: nobody, or a shared narrative); older servers leave it out. */
+  user?: number | null
 }
 
 export type WindowStatus = 'open' | 'firing' | 'fired' | 'cancelled' | 'failed'
@@ -478,6 +480,15 @@ export interface FrameView {
   models?: FrameModels
   /** The guard's flags on AI-written intentions, by liquid id (the GM's view only; null for players). */
   liquid_flags?: Record<Uuid, OutcomeFlag[]> | null
+  /** The names of the players who played the seats when their narratives were written, by user id. */
+  narrators?: Record<string, string>
+}
+
+/** A player the GM kicked from a frame: no seat of it until the GM allows them back. */
+export interface FrameBan {
+  user: number
+  player: string
+  banned_at: string
 }
 
 /** Why a pass plays on its model: the GM chose it for the frame, the character's assistant's, the cast's most common, the GM's default. */

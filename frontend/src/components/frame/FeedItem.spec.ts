@@ -1,7 +1,7 @@
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
 import type { FeedEntry } from '@/lib/frame'
-import { makeNarrative, makeOutcome, SEATS } from '@/test/factories'
+import { makeNarrative, makeOutcome, makeSeat, SEATS } from '@/test/factories'
 import FeedItem from './FeedItem.vue'
 
 const q = (id: string) => `[data-testid="${id}"]`
@@ -82,5 +82,17 @@ describe('FeedItem', () => {
     expect(prose.find('img').exists()).toBe(false)
     expect(prose.text()).toContain('<img src=x onerror=alert(1)>')
     expect(prose.find('.caret').exists()).toBe(false)
+  })
+
+  it('marks a narrative written while someone else played the seat as theirs', () => {
+    const seats = [makeSeat({ id: SEATS.alice, name: 'Alice', user: 9, player: 'new' })]
+    const narrators = { '7': 'ada', '9': 'new' }
+    const mountNarrative = (user: number | null) =>
+      mount(FeedItem, {
+        props: { entry: narrativeEntry(makeNarrative({ id: `n${user}`, seat: SEATS.alice, user })), nameOf, mySeats: [SEATS.alice], seats, narrators },
+      })
+    expect(mountNarrative(7).find(q('narrative-earlier-player')).text()).toBe('played by ada')
+    expect(mountNarrative(9).find(q('narrative-earlier-player')).exists()).toBe(false) // the reader's own
+    expect(mountNarrative(null).find(q('narrative-earlier-player')).exists()).toBe(false)
   })
 })
