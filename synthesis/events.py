@@ -4,6 +4,7 @@ Groups, the frame's sequence and publishing are in productions/frame_events.py."
 
 from typing import Any
 
+from lmix.prepared import Param, Prepared
 from lmix.realtime.publish import group_send, group_send_on_commit
 from productions.frame_events import (
     Audiences,
@@ -18,9 +19,20 @@ from productions.models import Frame, LiquidVisibility, Seat
 
 from .models import Liquid, Narrative, Outcome, Pass, Window
 
+_FROM_SEATS: Any = object()
+SEAT_PLAYER = Prepared(
+    lambda: Seat.objects.filter(pk=Param(Seat, "pk")).values_list("user_id", flat=True)
+)
+
 
 def liquid_audiences(
-    event_type: str, liquid: Liquid, body: dict[str, Any], *, frame: Frame, seats: list[Seat]
+    event_type: str,
+    liquid: Liquid,
+    body: dict[str, Any],
+    *,
+    frame: Frame,
+    seats: list[Seat],
+    occupant: Any = _FROM_SEATS,
 ) -> Audiences:
     """Who reads a liquid event's text: everyone when the frame's `liquid_visibility` is
     `all` (one message to the frame group); otherwise the GM and the liquid's own seat,
@@ -31,11 +43,13 @@ def liquid_audiences(
     liquid (`previous_players`: the seat changed hands since it was written), not even
     its id: their seat group is sent nothing (the hole in their sequence makes their
     client re-read its snapshot, which omits it), everyone else is told as above, one
-    group each.
+    group each. `occupant`: who plays the liquid's seat now, when the caller read it
+    (else as `seats` say).
     """
     from .selectors import previous_players
 
-    occupant = next((s.user_id for s in seats if s.pk == liquid.seat_id), None)
+    if occupant is _FROM_SEATS:
+        occupant = next((s.user_id for s in seats if s.pk == liquid.seat_id), None)
     stale = occupant is not None and previous_players(liquid, occupant)
     if frame.liquid_visibility == LiquidVisibility.ALL and not stale:
         return {frame_group(frame.pk): {"type": event_type, "liquid": body}}
@@ -62,31 +76,22 @@ def notify_liquid(
     """`liquid.created|updated|withdrawn|analyzed|committed|consumed`, each reader getting
     the body they may read (see `liquid_audiences`). Without `seats`, the seats' players
     are read only when the frame hides liquid or the liquid's seat changed hands since it
-    was written (one light query)."""
+    was written (one light query). Who plays a person's liquid's seat now is read afresh
+    (one more), not from `seats`: a pass's seats were read before it ran, and the seat may
+    have changed hands since; under the frame's lock, which seat changes take too, it
+    cannot change before this commits."""
     from .selectors import liquid_body
 
-    if seats is None and (
-        frame.liquid_visibility != LiquidVisibility.ALL or _changed_hands(liquid)
-    ):
+    occupant = _FROM_SEATS
+    if liquid.author_id is not None:
+        occupant = next(iter(SEAT_PLAYER.rows(pk=liquid.seat_id)), None)
+    changed_hands = occupant not in (_FROM_SEATS, None, liquid.author_id)
+    if seats is None and (frame.liquid_visibility != LiquidVisibility.ALL or changed_hands):
         seats = list(Seat.objects.filter(frame_id=frame.pk).only("id", "frame_id", "user_id"))
     audiences = liquid_audiences(
-        event_type, liquid, liquid_body(liquid), frame=frame, seats=seats or []
+        event_type, liquid, liquid_body(liquid), frame=frame, seats=seats or [], occupant=occupant
     )
     notify_audiences(frame.pk, audiences)
-
-
-def _changed_hands(liquid: Liquid) -> bool:
-    """Whether the liquid's seat is played now by someone other than its author (read from
-    the seat already loaded with it when there is one)."""
-    if liquid.author_id is None:
-        return False
-    if Liquid.seat.is_cached(liquid):
-        return liquid.seat.user_id not in (None, liquid.author_id)
-    return (
-        Seat.objects.filter(pk=liquid.seat_id, user__isnull=False)
-        .exclude(user_id=liquid.author_id)
-        .exists()
-    )
 
 
 def notify_window(event_type: str, window: Window, *, cause: dict | None = None) -> None:

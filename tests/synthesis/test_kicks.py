@@ -6,6 +6,8 @@ player's intentions, over REST or a socket (docs/security.md, "Kicks and new pla
 import json
 
 import pytest
+from channels.db import database_sync_to_async
+from django.db import transaction
 
 from lmix.realtime import publish
 from productions.frame_events import frame_group, gm_group, seat_group
@@ -16,6 +18,7 @@ from synthesis.windows import window_cancel
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import make_frame, seat_player
+from tests.synthesis.test_frame_socket import frame_socket, online, ready
 
 pytestmark = pytest.mark.django_db
 
@@ -208,3 +211,52 @@ def test_a_player_still_reads_their_own_intentions_and_narratives_unmarked(user)
     view = client.get(f"/api/frames/{frame.id}").json()
     assert [x["content"] for x in view["liquid"]] == ["MINE"]
     assert [n["user"] for n in view["narratives"]] == [player.id]
+
+
+async def heard_until_quiet(communicator, quiet: float = 0.5) -> list[dict]:
+    """Every message (but online presence) until none comes for `quiet` seconds."""
+    heard = []
+    while not await communicator.receive_nothing(timeout=quiet):
+        message = await communicator.receive_json_from()
+        if not online(message):
+            heard.append(message)
+    return heard
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("visibility", ["all", "own"])
+async def test_the_new_players_socket_never_carries_the_previous_players_intentions(visibility):
+    """Through a real socket: the GM sends the previous player's committed intention back
+    (its window cancelled) and a pass consumes another; the new player hears the window,
+    never the intentions."""
+
+    @database_sync_to_async
+    def setup():
+        gm = UserFactory()
+        frame = make_frame(gm, open_seats=2, liquid_visibility=visibility)
+        previous, _ = seat_player(frame, 0)
+        seat = frame.seats.get(position=0)
+        _, committed, consumed, _ = plant(frame, seat, previous)
+        window = Window.objects.create(frame=frame, seat=seat, status="open")
+        Liquid.objects.filter(pk=committed.pk).update(window=window)
+        api = logged_in_client(gm)
+        kick(api, frame, seat)
+        newcomer = logged_in_client(UserFactory())
+        assert join(newcomer, frame, seat).status_code == 200
+        return frame, api, newcomer, window, consumed
+
+    frame, api, newcomer, window, consumed = await setup()
+    socket = await ready(frame_socket(frame.id, newcomer))
+
+    @database_sync_to_async
+    def act():
+        assert api.post(f"/api/windows/{window.id}/cancel").status_code == 200
+        with transaction.atomic():
+            notify_liquid("liquid.consumed", consumed, frame=frame)
+
+    await act()
+    heard = await heard_until_quiet(socket)
+    await socket.disconnect()
+    assert [m["type"] for m in heard if "window" in m] == ["window.cancelled"]
+    assert leaked(json.dumps(heard)) == []
+    assert not [m for m in heard if m["type"].startswith("liquid.")]
