@@ -205,6 +205,7 @@ class FrameLiquidApi(APIView):
             seat=seat,
             content=data.validated_data["content"],
             user=request.user,
+            limited=True,
         )
         return _liquid_answer(access, liquid, status.HTTP_201_CREATED)
 
@@ -217,7 +218,7 @@ class LiquidDetailApi(APIView):
         data = LiquidEditSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         liquid = liquid_services.liquid_edit(
-            liquid=liquid, content=data.validated_data["content"], user=request.user
+            liquid=liquid, content=data.validated_data["content"], user=request.user, limited=True
         )
         return _liquid_answer(access, liquid)
 

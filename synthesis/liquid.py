@@ -50,8 +50,7 @@ def _check_content(content: str) -> None:
 
 def _count_write(seat: Seat, user: AbstractBaseUser | None, per_seat: AttemptThrottle) -> None:
     """Count a player's submit or edit per seat and per user, once it may be written
-    (a refused one counts nothing). Assistants (`user` None) are held by their own limits
-    (ai_seats.py), not these."""
+    (a refused one counts nothing)."""
     if user is not None:
         attempts_count([(per_seat, f"seat:{seat.pk}"), (LiquidUserThrottle(), f"user:{user.pk}")])
 
@@ -73,11 +72,18 @@ def _soft_pass(liquid: Liquid, trigger: str) -> None:
 
 @transaction.atomic
 def liquid_submit(
-    *, frame: Frame, seat: Seat, content: str, user: AbstractBaseUser | None
+    *,
+    frame: Frame,
+    seat: Seat,
+    content: str,
+    user: AbstractBaseUser | None,
+    limited: bool = False,
 ) -> Liquid:
     """Store an intention for `seat` and start its soft pass. `user` None: the seat's
     assistant wrote it (AI seats). A player's intentions are limited (docs/security.md,
-    "Play limits"): so many waiting per seat, so many a period per seat and per user.
+    "Play limits"): so many waiting per seat; and, `limited` (the API's requests), so many
+    a period per seat and per user. Assistants are held by their own limits (ai_seats.py),
+    and scripted scenes in tests play faster than people.
 
     Raises:
         ApplicationError: the frame is closed (409), the seat is not the user's (403), the
@@ -88,7 +94,8 @@ def liquid_submit(
     _check_content(content)
     if user is not None:
         _check_pending(frame, seat)
-    _count_write(seat, user, LiquidSeatThrottle())
+    if limited:
+        _count_write(seat, user, LiquidSeatThrottle())
     liquid = Liquid.objects.create(frame=frame, seat=seat, author=user, content=content)
     notify_liquid("liquid.created", liquid, frame=frame)
     _soft_pass(liquid, Trigger.SUBMIT)
@@ -133,12 +140,16 @@ def _locked(liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
 
 
 @transaction.atomic
-def liquid_edit(*, liquid: Liquid, content: str, user: AbstractBaseUser | None) -> Liquid:
-    """Revise a submitted intention; its analysis is redone for the new text. A player's
-    edits count per seat and per user (429, with `retry_after`, past either limit)."""
+def liquid_edit(
+    *, liquid: Liquid, content: str, user: AbstractBaseUser | None, limited: bool = False
+) -> Liquid:
+    """Revise a submitted intention; its analysis is redone for the new text. `limited`
+    (the API's requests): a player's edits count per seat and per user (429, with
+    `retry_after`, past either limit)."""
     liquid = _locked(liquid, user)
     _check_content(content)
-    _count_write(liquid.seat, user, LiquidEditSeatThrottle())
+    if limited:
+        _count_write(liquid.seat, user, LiquidEditSeatThrottle())
     liquid.content, liquid.revision = content, liquid.revision + 1
     liquid.analysis_source, liquid.analysis_note = "", ""
     liquid.save(
