@@ -4,10 +4,14 @@ joins, spectator links) per user and per address. A refused request stores nothi
 starts no soft pass and tells no one; a 429 says which limit and when to try again."""
 
 import re
+import threading
 from unittest import mock
 
 import pytest
+from django.db import connection
 
+from lmix.checks import check_throttle_rates
+from lmix.errors import ApplicationError
 from productions.frame_services import frame_join, spectators_set
 from synthesis.liquid import liquid_submit
 from synthesis.models import Liquid, Pass, TableTalk
@@ -152,6 +156,41 @@ def test_a_seat_holds_only_so_many_intentions_waiting(user, settings, soft_tasks
     assert alice.post(f"/api/liquid/{first}/commit").status_code == 200
     assert submit(alice, frame, seat).status_code == 201
     assert submit(alice, frame, seat).status_code == 409
+
+
+@pytest.mark.django_db(transaction=True)
+def test_submits_at_once_never_hold_more_than_the_cap(user, settings, soft_tasks):
+    settings.LMIX_PENDING_LIQUID_PER_SEAT = 3
+    frame = make_frame(user)
+    player, _ = seat_player(frame, 0)
+    seat = frame.seats.get(position=0)
+    start = threading.Barrier(8)
+    answers: list[object] = []
+
+    def attempt(number: int) -> None:
+        start.wait()
+        try:
+            liquid_submit(frame=frame, seat=seat, content=f"I try, {number}.", user=player)
+            answers.append(201)
+        except ApplicationError as error:
+            answers.append(error.status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == [201] * 3 + [409] * 5
+    assert Liquid.objects.filter(seat=seat, status="submitted").count() == 3
+
+
+def test_a_malformed_limit_fails_the_system_check(settings):
+    settings.LMIX_LIQUID_RATE_PER_USER = "thirty"
+    settings.LMIX_CODE_LOOKUP_RATE_PER_ADDRESS = "0/min"
+    named = {error.msg.split("=")[0] for error in check_throttle_rates()}
+    assert named == {"LMIX_LIQUID_RATE_PER_USER", "LMIX_CODE_LOOKUP_RATE_PER_ADDRESS"}
 
 
 def test_a_refused_write_for_someone_elses_seat_uses_none_of_its_limits(user, settings):
