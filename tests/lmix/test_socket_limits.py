@@ -136,4 +136,3 @@ async def test_typing_sent_faster_than_the_rate_is_coalesced_into_its_latest_sta
     vapor.cancel()  # the socket ended: what waited is forgotten
     await asyncio.sleep(0.2)
     assert published[3:] == [("a", True)]
-

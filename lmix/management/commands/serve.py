@@ -14,6 +14,7 @@ from django.urls import get_resolver
 from lmix.demo import DEMO_ADMIN, DEMO_USERS
 from lmix.heap import collector, freeze_startup_objects
 from lmix.realtime.sweeper import start_sweeper, stop_sweeper
+from lmix.realtime.transport import limit_websockets, server_limits
 
 
 class Command(BaseCommand):
@@ -59,14 +60,20 @@ class Command(BaseCommand):
             _ = get_resolver().url_patterns  # the URLs load now, to be frozen with the rest
             freeze_startup_objects()
             stack.callback(collector.stop)
-            Server(
+            server = Server(
                 application=application,
                 endpoints=build_endpoint_description_strings(host=host, port=port),
                 signal_handlers=True,
                 verbosity=0,
-                # Called once daphne's loop is the current one, before it runs.
-                ready_callable=lambda: collector.start(asyncio.get_event_loop()),
-            ).run()
+                **server_limits(),
+            )
+
+            def ready() -> None:  # daphne's loop is the current one; it runs next
+                collector.start(asyncio.get_event_loop())
+                limit_websockets(server)
+
+            server.ready_callable = ready
+            server.run()
         self.stdout.write("LMiX stopped.")
 
     def _banner(self, host: str, port: int, run_worker: bool) -> None:
