@@ -88,6 +88,10 @@ def main() -> None:
         passthrough(owner)
         worker_death(owner)
 
+        from tests.bench.sockets import sockets
+
+        sockets(owner)
+
 
 def listen_to_production(production) -> None:
     """One socket's channel in the production's group, as with a page open: the in-memory
