@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { effectScope, nextTick, ref } from 'vue'
-import { useLiveSocket, type LiveSocketOptions } from './useLiveSocket'
+import { CLOSE_TOO_SLOW, useLiveSocket, type LiveSocketOptions } from './useLiveSocket'
 
 class FakeSocket {
   static instances: FakeSocket[] = []
@@ -186,6 +186,36 @@ describe('useLiveSocket', () => {
     expect(FakeSocket.instances).toHaveLength(1)
     await live.resync()
     expect(resync).toHaveBeenCalledTimes(2)
+  })
+
+  it('reconnects after 4408 (it read too slowly) and re-reads what it missed over REST', async () => {
+    const { live, server, page, resync } = start()
+    last().ready()
+    await vi.advanceTimersByTimeAsync(0)
+    last().message({ type: 'note', seq: 1, text: 'a' })
+    Object.assign(server, { seq: 3, notes: ['a', 'b', 'c'] }) // what the server dropped for it
+    last().drop(CLOSE_TOO_SLOW)
+    expect(live.status.value).toBe('connecting')
+    expect(live.closeCode.value).toBe(4408)
+    await vi.advanceTimersByTimeAsync(100)
+    expect(FakeSocket.instances).toHaveLength(2)
+    last().ready()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(resync).toHaveBeenLastCalledWith(1)
+    expect(page.notes).toEqual(['a', 'b', 'c'])
+    expect(live.status.value).toBe('open')
+  })
+
+  it('does not send a message over the size limit, and says why', async () => {
+    const { live } = start({ maxMessageBytes: 100 })
+    last().ready()
+    const typed = { type: 'vapor', text: 'é'.repeat(45) } // 90 characters, over 100 bytes
+    expect(live.send(typed)).toBe(false)
+    expect(last().sent).toEqual([])
+    expect(live.lastError.value).toEqual({ code: 'too_large', detail: 'Messages are at most 100 bytes.' })
+    expect(live.send({ type: 'vapor' })).toBe(true)
+    expect(last().sent).toEqual([{ type: 'vapor' }])
+    expect(live.status.value).toBe('open')
   })
 
   it('re-reads exactly once on an index gap and replays the buffered deltas', async () => {

@@ -5,6 +5,11 @@
  * after every (re)connect, and on any gap in `seq` or in a stream's `index`, with the
  * messages that arrive meanwhile buffered and replayed.
  *
+ * The server's limits (docs/realtime.md, "Limits"): 4408 (this page read too slowly, the
+ * server dropped what waited for it) reconnects at once and re-reads over REST; 4429 (the
+ * page is open in too many tabs) retries with backoff; a message over `maxMessageBytes` is
+ * not sent (the server would answer with an error frame and close 1009).
+ *
  *   const live = useLiveSocket(() => productionSocketUrl(id), {
  *     resync: (since) => store.load(id, { since }),   // resolves with the snapshot's seq
  *     apply: (msg) => store.apply(msg),
@@ -24,6 +29,14 @@ export interface ServerError {
 }
 
 export const FINAL_CLOSE_CODES: readonly number[] = [4401, 4403]
+/** The server dropped what waited for this page, which read too slowly: reconnect, re-read. */
+export const CLOSE_TOO_SLOW = 4408
+/** This user has too many sockets open on this page (tabs): retried with backoff. */
+export const CLOSE_TOO_MANY = 4429
+/** A message over the server's size limit (after its `too_large` error frame). */
+export const CLOSE_TOO_LARGE = 1009
+/** The server's LMIX_SOCKET_MAX_MESSAGE_BYTES default. */
+export const MAX_MESSAGE_BYTES = 65_536
 
 export interface LiveSocketOptions<M extends LiveMessage> extends Omit<EventSyncOptions<M>, 'onChange'> {
   /** The frame the server sends once the socket has joined its groups: re-read then, so
@@ -38,6 +51,8 @@ export interface LiveSocketOptions<M extends LiveMessage> extends Omit<EventSync
   /** Keep-alive ping period; a socket that answers nothing for a whole period is dropped
    *  and reconnected. 0 disables. */
   pingIntervalMs?: number
+  /** Messages longer than this (UTF-8 bytes) are refused by `send`, never sent. */
+  maxMessageBytes?: number
 }
 
 export type MessageHandler<M> = (msg: M) => void
@@ -51,6 +66,7 @@ export function useLiveSocket<M extends LiveMessage>(url: MaybeRefOrGetter<strin
     maxDelayMs = 15_000,
     random = Math.random,
     pingIntervalMs = 25_000,
+    maxMessageBytes = MAX_MESSAGE_BYTES,
   } = options
 
   const status = ref<LiveStatus>('closed')
@@ -210,10 +226,16 @@ export function useLiveSocket<M extends LiveMessage>(url: MaybeRefOrGetter<strin
     connect()
   }
 
-  /** Send a message to the server; false when the socket is not open. */
+  /** Send a message to the server; false when the socket is not open, or the message is
+   *  over the server's size limit (then `lastError` says so, and the socket stays open). */
   function send(msg: LiveMessage): boolean {
     if (!ws || ws.readyState !== 1) return false
-    ws.send(JSON.stringify(msg))
+    const text = JSON.stringify(msg)
+    if (new TextEncoder().encode(text).length > maxMessageBytes) {
+      lastError.value = { code: 'too_large', detail: `Messages are at most ${maxMessageBytes} bytes.` }
+      return false
+    }
+    ws.send(text)
     return true
   }
 
