@@ -3,7 +3,6 @@ sockets stay, inbound messages go through the handler table, errors never echo t
 and a revocation closes exactly the sockets it names."""
 
 import asyncio
-import json
 import uuid
 from collections.abc import Callable
 from types import SimpleNamespace
