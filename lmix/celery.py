@@ -11,6 +11,8 @@ app = Celery("lmix")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+from lmix import task_log  # noqa: E402, F401  (its signal handlers: the worker's log lines)
+
 
 @worker_ready.connect
 def _sweep_from_this_worker(**_kwargs) -> None:

@@ -1,30 +1,48 @@
-"""A real Celery worker on a thread of this process: embedded mode (`make run`) and the tests."""
+"""Real Celery workers on threads of this process: embedded mode (`make run`) and the tests."""
 
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from celery.contrib.testing.worker import start_worker
 from celery.worker import WorkController
+from django.conf import settings
 
 from .celery import app
 
-logger = logging.getLogger(__name__)
-
 
 @contextmanager
-def embedded_worker(concurrency: int = 4) -> Iterator[WorkController]:
-    """Run a thread-pool worker against the configured broker until the block exits.
+def embedded_worker(
+    concurrency: int | None = None, streams: int | None = None
+) -> Iterator[WorkController]:
+    """Run two thread-pool workers against the configured broker until the block exits:
+    one for the short queue (`concurrency` threads) and one for the streams queue
+    (`streams` threads), as services mode runs them (docs/tasks.md). Yields the first.
 
     On the in-memory broker only a worker in the same process can receive tasks, which is
-    why embedded mode runs one here rather than as a separate service.
+    why embedded mode runs them here rather than as separate services.
     """
-    with start_worker(
-        app,
-        pool="threads",
-        concurrency=concurrency,
-        perform_ping_check=False,
-        loglevel="WARNING",
-        shutdown_timeout=30,
-    ) as worker:
-        yield worker
+    root_level = logging.getLogger().level
+    with ExitStack() as stack:
+        workers = [
+            stack.enter_context(
+                start_worker(
+                    app,
+                    pool="threads",
+                    concurrency=threads,
+                    queues=[queue],
+                    hostname=f"{queue}@embedded",
+                    perform_ping_check=False,
+                    loglevel="WARNING",
+                    shutdown_timeout=30,
+                )
+            )
+            for queue, threads in [
+                ("short", concurrency or settings.LMIX_SHORT_CONCURRENCY),
+                ("streams", streams or settings.LMIX_STREAM_CONCURRENCY),
+            ]
+        ]
+        # Each start sets Celery's logging up again, the second one lowering the root
+        # logger to WARNING: this process's own log level (LOGGING) stays in charge.
+        logging.getLogger().setLevel(root_level)
+        yield workers[0]

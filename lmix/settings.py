@@ -243,6 +243,23 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Two queues (docs/tasks.md): "short" work takes milliseconds to seconds (soft passes,
+# bones, windows, sweeps) and must never wait behind a model stream; "streams" (narratives,
+# turns, drafts, AI seats' actions) hold their call for the whole answer, so their worker
+# runs many at once (LMIX_STREAM_CONCURRENCY threads, each idle on its socket).
+CELERY_TASK_DEFAULT_QUEUE = "short"
+STREAM_TASKS = [
+    "synthesis.tasks.flesh_task",
+    "synthesis.tasks.ai_act_task",
+    "productions.tasks.turn_generate_task",
+    "productions.tasks.draft_generate_task",
+]
+CELERY_TASK_ROUTES = {name: {"queue": "streams"} for name in STREAM_TASKS}
+LMIX_SHORT_CONCURRENCY = int(os.environ.get("LMIX_SHORT_CONCURRENCY", "4"))
+LMIX_STREAM_CONCURRENCY = int(os.environ.get("LMIX_STREAM_CONCURRENCY", "256"))
+# How long a queued task's marker is trusted: a sweep enqueues work again only when its
+# marker is gone (lmix/realtime/queued.py), so a backlog is never multiplied.
+LMIX_QUEUED_TRUST_SECONDS = float(os.environ.get("LMIX_QUEUED_TRUST_SECONDS", "300"))
 
 # Leases and sweeps (docs/tasks.md). A running generation renews its lease every
 # LMIX_LEASE_HEARTBEAT_SECONDS; one silent for LMIX_LEASE_TIMEOUT_SECONDS has lost its
@@ -250,7 +267,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 LMIX_LEASE_HEARTBEAT_SECONDS = float(os.environ.get("LMIX_LEASE_HEARTBEAT_SECONDS", "5"))
 LMIX_LEASE_TIMEOUT_SECONDS = float(os.environ.get("LMIX_LEASE_TIMEOUT_SECONDS", "20"))
 LMIX_LEASE_MAX_RESTARTS = int(os.environ.get("LMIX_LEASE_MAX_RESTARTS", "2"))
-# A pending turn whose task has not started after this long is enqueued again.
+# Pending work whose task has not started after this long, and is not marked as queued
+# (lmix/realtime/queued.py), is enqueued again.
 LMIX_PENDING_REQUEUE_SECONDS = float(os.environ.get("LMIX_PENDING_REQUEUE_SECONDS", "30"))
 # Streamed text is written to the database at most this often (and at the end).
 LMIX_STREAM_CHECKPOINT_SECONDS = float(os.environ.get("LMIX_STREAM_CHECKPOINT_SECONDS", "0.25"))

@@ -22,6 +22,7 @@ from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
 from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
+from lmix.realtime.queued import is_queued
 from lmix.realtime.stream import TextStream
 
 from . import events
@@ -239,7 +240,7 @@ def turns_lease_renew(owner: str, now) -> int:
 LOST_TURNS = Prepared(
     lambda: Turn.objects.filter(
         status=TurnStatus.PENDING, updated_at__lt=Param(Turn, "updated_at", name="before")
-    ).values_list("pk", flat=True)
+    ).values_list("pk", "updated_at")
 )
 LAPSED_TURNS = Prepared(
     lambda: (
@@ -254,22 +255,28 @@ LAPSED_TURNS = Prepared(
 
 
 def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
-    """The backstop for lost work: re-enqueue turns whose task never started, and run again
-    turns whose worker stopped renewing its lease (or fail them after too many runs).
+    """The backstop for lost work: re-enqueue turns whose task was lost (never one still
+    queued), and run again turns whose worker stopped renewing its lease (or fail them after
+    too many runs).
 
     Returns:
         How many turns were re-enqueued, restarted and failed.
     """
-    from .tasks import turn_generate_task
+    from .tasks import turn_generate_enqueue, turn_key
 
     now = timezone.now()
     if pending_after is None:
         pending_after = settings.LMIX_PENDING_REQUEUE_SECONDS
-    lost = LOST_TURNS.rows(before=now - timedelta(seconds=pending_after))
-    for turn_id in lost:
-        turn_generate_task.delay(str(turn_id))
+    counts = {"requeued": 0, "restarted": 0, "failed": 0}
+    for turn_id, updated_at in LOST_TURNS.rows(before=now - timedelta(seconds=pending_after)):
+        # Touched when re-enqueued: one enqueue per interval, whoever sweeps.
+        if not is_queued(turn_key(turn_id)) and Turn.objects.filter(
+            pk=turn_id, status=TurnStatus.PENDING, updated_at=updated_at
+        ).update(updated_at=now):
+            logger.warning("turn %s: its task was lost; enqueued again", turn_id)
+            turn_generate_enqueue(turn_id)
+            counts["requeued"] += 1
     lapsed_before = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
-    counts = {"requeued": len(lost), "restarted": 0, "failed": 0}
     for turn in LAPSED_TURNS.rows_in(Turn.objects.defer("directive"), before=lapsed_before):
         outcome = turn_lease_lapsed(turn=turn)
         if outcome:
@@ -285,7 +292,7 @@ def turn_lease_lapsed(*, turn: Turn) -> str | None:
     Returns:
         "restarted", "failed", or None when the turn changed meanwhile (a late heartbeat).
     """
-    from .tasks import turn_generate_task
+    from .tasks import turn_generate_enqueue
 
     unchanged = {
         "lease_owner": turn.lease_owner,
@@ -307,7 +314,7 @@ def turn_lease_lapsed(*, turn: Turn) -> str | None:
             return None
         turn.refresh_from_db()
         events.notify_turn_restarted(turn)
-        transaction.on_commit(lambda: turn_generate_task.delay(str(turn.pk)))
+        transaction.on_commit(lambda: turn_generate_enqueue(turn.pk))
         logger.warning("turn %s lost its worker; generating it again", turn.pk)
         return "restarted"
     if not Turn.move(

@@ -147,9 +147,9 @@ def turn_request(
             model_id=assistant.model.model_id,
             status=TurnStatus.PENDING,
         )
-        from .tasks import turn_generate_task
+        from .tasks import turn_generate_enqueue
 
-        transaction.on_commit(lambda: turn_generate_task.delay(str(turn.pk)))
+        transaction.on_commit(lambda: turn_generate_enqueue(turn.pk))
     production.head = turn
     production.save(update_fields=["head", "updated_at"])
     events.notify_turn_created(turn)

@@ -5,14 +5,26 @@ import logging
 from celery import shared_task
 from django.core.exceptions import ObjectDoesNotExist
 
+from lmix.realtime.queued import enqueue, started
+
 from . import drafts, generation
 
 logger = logging.getLogger(__name__)
 
 
+def turn_key(turn_id: object) -> str:
+    return f"turn:{turn_id}"
+
+
+def turn_generate_enqueue(turn_id: object) -> None:
+    """Enqueue a turn's generation, marked as queued so the sweep leaves it be."""
+    enqueue(turn_generate_task, turn_key(turn_id), str(turn_id))
+
+
 @shared_task(acks_late=True, ignore_result=True)
 def turn_generate_task(turn_id: str) -> None:
     """Generate one turn; a redelivered task finds it no longer pending and does nothing."""
+    started(turn_key(turn_id))
     try:
         generation.turn_generate(turn_id=turn_id)
     except ObjectDoesNotExist:  # the production was deleted meanwhile: nothing to do

@@ -146,7 +146,7 @@ def turn_continue(*, turn: Turn) -> Turn:
     production.head = turn
     production.save(update_fields=["head", "updated_at"])
     events.notify_turn_continued(turn)
-    from .tasks import turn_generate_task
+    from .tasks import turn_generate_enqueue
 
-    transaction.on_commit(lambda: turn_generate_task.delay(str(turn.pk)))
+    transaction.on_commit(lambda: turn_generate_enqueue(turn.pk))
     return turn

@@ -20,6 +20,7 @@ from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
+from lmix.realtime.queued import is_queued
 from productions.frame_events import lock_frame
 from productions.frame_llm import FrameModels
 from productions.knowledge import knowledge_text, name_for
@@ -28,6 +29,7 @@ from productions.selectors import seats_for_prompts
 
 from .events import notify_liquid
 from .models import LIQUID_MAX, Liquid, LiquidStatus, Pass, PassKind, PassStatus
+from .tasks import soft_key
 from .windows import WINDOW_SECONDS
 
 logger = logging.getLogger(__name__)
@@ -343,6 +345,8 @@ def soft_passes_sweep() -> int:
     decided = 0
     passes = Pass.objects.select_related("liquid", "frame")
     for pass_ in STUCK_SOFT_PASSES.rows_in(passes, lost=lost, lapsed=lapsed):
+        if pass_.status == PassStatus.PENDING and is_queued(soft_key(pass_.pk)):
+            continue  # merely waiting behind other work: its task will run it
         # Claim it: from pending by a move, from a dead worker's run by its old heartbeat.
         claimed = (
             Pass.move(pass_.pk, PassStatus.RUNNING, only_from=(PassStatus.PENDING,))

@@ -1,13 +1,44 @@
 """Celery tasks of the frames engine: each takes an id, checks the database first and
-calls one service, so a redelivered, duplicate or late task does nothing (docs/tasks.md)."""
+calls one service, so a redelivered, duplicate or late task does nothing (docs/tasks.md).
+
+Work that a sweep may enqueue again is enqueued through `*_enqueue`, which marks it as
+queued (lmix/realtime/queued.py); its task clears the mark when it starts.
+"""
 
 from celery import shared_task
+
+from lmix.realtime.queued import enqueue, started
+
+
+def medium_key(pass_id: object) -> str:
+    return f"medium:{pass_id}"
+
+
+def flesh_key(pass_id: object) -> str:
+    return f"flesh:{pass_id}"
+
+
+def soft_key(pass_id: object) -> str:
+    return f"soft:{pass_id}"
+
+
+def medium_pass_enqueue(pass_id: object) -> None:
+    enqueue(medium_pass_task, medium_key(pass_id), str(pass_id))
+
+
+def flesh_enqueue(pass_id: object) -> None:
+    enqueue(flesh_task, flesh_key(pass_id), str(pass_id))
+
+
+def soft_pass_enqueue(pass_id: object) -> None:
+    enqueue(soft_pass_task, soft_key(pass_id), str(pass_id))
 
 
 @shared_task(ignore_result=True)
 def soft_pass_task(pass_id: str) -> None:
     from .soft import soft_pass_run
 
+    started(soft_key(pass_id))
     soft_pass_run(pass_id=pass_id)
 
 
@@ -25,9 +56,20 @@ def window_fire_task(window_id: str) -> None:
 
 @shared_task(ignore_result=True)
 def medium_pass_task(pass_id: str) -> None:
+    """A medium pass's outcome (short queue); it hands the pass on to `flesh_task`."""
     from .medium import medium_pass_run
 
+    started(medium_key(pass_id))
     medium_pass_run(pass_id=pass_id)
+
+
+@shared_task(ignore_result=True)
+def flesh_task(pass_id: str) -> None:
+    """A medium pass's narrative, streamed (streams queue)."""
+    from .medium.run import medium_flesh_run
+
+    started(flesh_key(pass_id))
+    medium_flesh_run(pass_id=pass_id)
 
 
 @shared_task(ignore_result=True)

@@ -204,7 +204,7 @@ def _medium_pass_start(
 ) -> Pass:
     """A pending medium pass, its task enqueued once the transaction commits (unless the
     caller, a worker's task, runs it itself: one Celery hop less before the outcome)."""
-    from .tasks import medium_pass_task
+    from .tasks import medium_pass_enqueue
 
     pass_ = Pass.objects.create(
         frame_id=frame_id,
@@ -215,7 +215,7 @@ def _medium_pass_start(
         interrupt=interrupt or {},
     )
     if enqueue:
-        transaction.on_commit(lambda: medium_pass_task.delay(str(pass_.pk)))
+        transaction.on_commit(lambda: medium_pass_enqueue(pass_.pk))
     return pass_
 
 

@@ -51,8 +51,11 @@ def child_env(**overrides: str) -> dict[str, str]:
 
 
 @contextmanager
-def worker_process(env: dict[str, str], *, concurrency: int = 2) -> Iterator[subprocess.Popen]:
-    """`celery worker` as its own process (threads pool, no beat); killed on exit."""
+def worker_process(
+    env: dict[str, str], *, concurrency: int = 2, queues: str = "short,streams"
+) -> Iterator[subprocess.Popen]:
+    """`celery worker` as its own process (threads pool, no beat) on `queues`; killed on
+    exit."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -65,6 +68,8 @@ def worker_process(env: dict[str, str], *, concurrency: int = 2) -> Iterator[sub
             "threads",
             "--concurrency",
             str(concurrency),
+            "--queues",
+            queues,
             "--loglevel",
             "WARNING",
             "--without-mingle",

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from django.conf import settings
+from django.db import connection
 
 from .base import LLMEmptyAnswer, LLMError, LLMRateLimited, LLMTimeout, LLMUnavailable
 from .failures import failed
@@ -85,6 +86,8 @@ def paced(
     wait, seen = first, False
     try:
         while True:
+            if box.empty():
+                release_database()
             try:
                 kind, value = box.get(timeout=wait)
             except queue.Empty:
@@ -109,3 +112,16 @@ def paced(
             wait, seen = between, True
     finally:
         stop.set()
+
+
+def release_database() -> None:
+    """While this thread waits on a model, its database connection goes back to the pool.
+
+    A stream worker runs hundreds of streams in threads, each idle on its socket most of the
+    time; held across the waits, their connections would exhaust the pool (and PostgreSQL's
+    max_connections). The next query takes one again. A connection inside a transaction
+    (the bones' last try holds the frame's lock across its call) stays where it is.
+    """
+    pooled = connection.vendor == "postgresql" and connection.pool is not None
+    if pooled and connection.connection is not None and not connection.in_atomic_block:
+        connection.close()

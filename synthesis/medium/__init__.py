@@ -7,6 +7,7 @@ from .bones import Bones, bones_apply
 from .context import MediumContext, gather
 from .prompts import compile_bones, compile_flesh, word_budget
 from .run import (
+    medium_flesh_run,
     medium_model,
     medium_pass_retry,
     medium_pass_run,
@@ -22,6 +23,7 @@ __all__ = [
     "compile_bones",
     "compile_flesh",
     "gather",
+    "medium_flesh_run",
     "medium_model",
     "medium_pass_retry",
     "medium_pass_run",

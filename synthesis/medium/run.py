@@ -1,6 +1,12 @@
 """Running a medium pass under a lease, in its fixed order (gather → compile → bones →
 route bones → flesh → route flesh); its failure, the GM's retry, and the sweep that reruns
-passes whose worker died (docs/tasks.md)."""
+passes whose worker died (docs/tasks.md).
+
+A pass runs in two tasks. The first, on the short queue, resolves the bones into the
+outcome everyone is waiting for; then it hands the pass to the streams queue, where the
+second streams the character's narrative. So an outcome never waits for a worker thread
+that a narrative (seconds to a minute of model output) holds.
+"""
 
 import logging
 from datetime import timedelta
@@ -16,6 +22,7 @@ from lmix.llm.base import LLMError
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared, together
 from lmix.realtime.leases import lease_held, on_heartbeat
+from lmix.realtime.queued import is_queued
 from productions.frame_events import lock_frame
 from productions.frame_llm import FrameModels
 from productions.models import Frame, FrameMode, Seat
@@ -32,12 +39,16 @@ from ..models import (
     Window,
     WindowStatus,
 )
-from .bones import bones_step
+from ..tasks import flesh_enqueue, flesh_key, medium_key, medium_pass_enqueue
+from .bones import bones_step, stored_outcome
 from .context import FRAME_RELATED, LeaseLost, PassLease, gather
 from .flesh import flesh_step, route_flesh
 
 logger = logging.getLogger(__name__)
 UNEXPECTED = "Something went wrong in this character's synthesis. Retry it."
+# The lease owner of a running pass whose outcome is stored and whose narrative waits for
+# a stream worker: no process holds it, so no heartbeat renews it (see `passes_sweep`).
+AWAITING_STREAM = "(awaiting a stream worker)"
 
 
 # The pass a run works on, with what it reads of its frame: nine tables, built once.
@@ -91,20 +102,46 @@ def medium_pass_run(*, pass_id: object) -> None:
         ):
             return  # running, finished, or a shared frame's turn not come: a duplicate or late task
         lease = PassLease(pass_.pk, owner, pass_.attempts)
-        try:
-            _run(pass_, lease)
-        except LeaseLost:
-            logger.info("medium pass %s is no longer this run's", pass_id)
-        except (LLMError, ApplicationError) as error:
-            _fail(pass_, lease, message=str(error))
-        except ObjectDoesNotExist:
-            logger.info("medium pass %s lost its frame or seat meanwhile", pass_id)
-        except Exception:
-            logger.exception("medium pass %s failed unexpectedly", pass_id)
-            _fail(pass_, lease, message=UNEXPECTED)
-        finally:
-            if shared:
-                _hand_over(pass_.frame_id)
+        if _guarded(pass_, lease, _bones_run) and shared:
+            _hand_over(pass_.frame_id)
+
+
+def medium_flesh_run(*, pass_id: object) -> None:
+    """Stream the narrative of a pass whose outcome `medium_pass_run` stored, on a stream
+    worker, and finish the pass. Safe to run twice: only the run that takes the pass from
+    `AWAITING_STREAM` works."""
+    with lease_held() as owner:
+        now = timezone.now()
+        if not Pass.objects.filter(
+            pk=pass_id, kind=PassKind.MEDIUM, status=PassStatus.RUNNING, lease_owner=AWAITING_STREAM
+        ).update(lease_owner=owner, heartbeat_at=now):
+            return  # taken by another run, or no longer running: a duplicate or late task
+        pass_ = MEDIUM_PASS.one(pk=pass_id)
+        if pass_ is None:
+            return  # gone
+        _guarded(pass_, PassLease(pass_.pk, owner, pass_.attempts), _flesh_run)
+        if pass_.frame.mode == FrameMode.SHARED:
+            _hand_over(pass_.frame_id)
+
+
+def _guarded(pass_: Pass, lease: PassLease, step) -> bool:
+    """Run one step of the pass; a failure fails the pass with a readable reason.
+
+    Returns:
+        Whether this run is done with the pass (False: it handed the pass to a stream worker).
+    """
+    try:
+        return step(pass_, lease)
+    except LeaseLost:
+        logger.info("medium pass %s is no longer this run's", pass_.pk)
+    except (LLMError, ApplicationError) as error:
+        _fail(pass_, lease, message=str(error))
+    except ObjectDoesNotExist:
+        logger.info("medium pass %s lost its frame or seat meanwhile", pass_.pk)
+    except Exception:
+        logger.exception("medium pass %s failed unexpectedly", pass_.pk)
+        _fail(pass_, lease, message=UNEXPECTED)
+    return True
 
 
 def _claim(pass_: Pass, owner: str) -> bool:
@@ -151,15 +188,38 @@ def _hand_over(frame_id: object) -> None:
         _enqueue(waiting)
 
 
-def _run(pass_: Pass, lease: PassLease) -> None:
+def _bones_run(pass_: Pass, lease: PassLease) -> bool:
+    """The outcome; then the pass goes to a stream worker for its narrative (False), or is
+    done when nothing is left to narrate (True)."""
     ctx = gather(pass_, frame=pass_.frame)
     model = medium_model(frame=ctx.frame, seat=ctx.seat)
     ctx, outcome = bones_step(ctx, lease=lease, model=model)
     if not ctx.own and (ctx.shared or (outcome is None and not ctx.interrupt_reason)):
         route_flesh(ctx, None, lease=lease)  # nothing left to resolve or narrate
-        return
-    narrative = flesh_step(ctx, outcome, lease=lease, model=model)
+        return True
+    if not Pass.objects.filter(pk=pass_.pk, status=PassStatus.RUNNING, **lease.where).update(
+        lease_owner=AWAITING_STREAM, heartbeat_at=timezone.now()
+    ):
+        raise LeaseLost()
+    pass_id = pass_.pk
+    transaction.on_commit(lambda: flesh_enqueue(pass_id))
+    return False
+
+
+def _flesh_run(pass_: Pass, lease: PassLease) -> bool:
+    """The narrative, from the outcome the pass stored (none for an interrupt that found no
+    action of its own), then the pass done. It plays on the model its outcome was resolved
+    on: a model the GM chose meanwhile is the next pass's."""
+    ctx = gather(pass_, frame=pass_.frame)
+    played = (
+        LLMModel.objects.filter(calls__subject=f"pass:{pass_.pk}", calls__purpose="synthesis.bones")
+        .order_by("-calls__id")
+        .first()
+    )
+    model = played or medium_model(frame=ctx.frame, seat=ctx.seat)
+    narrative = flesh_step(ctx, stored_outcome(pass_), lease=lease, model=model)
     route_flesh(ctx, narrative, lease=lease)
+    return True
 
 
 def medium_model(*, frame: Frame, seat: Seat) -> LLMModel:
@@ -238,9 +298,7 @@ def medium_pass_retry(*, pass_: Pass) -> Pass:
 
 
 def _enqueue(pass_id: object) -> None:
-    from ..tasks import medium_pass_task
-
-    medium_pass_task.delay(str(pass_id))
+    medium_pass_enqueue(pass_id)
 
 
 @on_heartbeat
@@ -263,6 +321,7 @@ LOST_PASSES = Prepared(
 LAPSED_PASSES = Prepared(
     lambda: (
         Pass.objects.filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING)
+        .exclude(lease_owner=AWAITING_STREAM)
         .filter(
             Q(heartbeat_at__lt=Param(Pass, "heartbeat_at", name="before"))
             | Q(heartbeat_at__isnull=True, updated_at__lt=Param(Pass, "updated_at", name="before"))
@@ -270,14 +329,23 @@ LAPSED_PASSES = Prepared(
         .values_list("pk", flat=True)
     )
 )
+# Passes handed to a stream worker since before `before`, with that time.
+UNSTREAMED_PASSES = Prepared(
+    lambda: Pass.objects.filter(
+        kind=PassKind.MEDIUM,
+        status=PassStatus.RUNNING,
+        lease_owner=AWAITING_STREAM,
+        heartbeat_at__lt=Param(Pass, "heartbeat_at", name="before"),
+    ).values_list("pk", "heartbeat_at")
+)
 
 
 def passes_sweep(
     *, pending_after: float | None = None, lapsed_after: float | None = None
 ) -> dict[str, int]:
-    """The backstop for lost medium passes: enqueue again those whose task never started,
-    and run again those whose worker stopped renewing its lease (or fail them after
-    LMIX_LEASE_MAX_RESTARTS reruns).
+    """The backstop for lost medium passes: enqueue again those whose task (or narrative
+    task) was lost — never one still queued — and run again those whose worker stopped
+    renewing its lease (or fail them after LMIX_LEASE_MAX_RESTARTS reruns).
 
     Returns:
         How many passes were re-enqueued, restarted and failed.
@@ -288,13 +356,21 @@ def passes_sweep(
     if lapsed_after is None:
         lapsed_after = settings.LMIX_LEASE_TIMEOUT_SECONDS
     counts = {"requeued": 0, "restarted": 0, "failed": 0}
-    lost = LOST_PASSES.rows(before=now - timedelta(seconds=pending_after))
-    for pass_id, updated_at in lost:
+    lost_before = now - timedelta(seconds=pending_after)
+    for pass_id, updated_at in LOST_PASSES.rows(before=lost_before):
         # Touched when re-enqueued: one enqueue per interval, whoever sweeps.
-        if Pass.objects.filter(pk=pass_id, status=PassStatus.PENDING, updated_at=updated_at).update(
-            updated_at=now
-        ):
+        if not is_queued(medium_key(pass_id)) and Pass.objects.filter(
+            pk=pass_id, status=PassStatus.PENDING, updated_at=updated_at
+        ).update(updated_at=now):
+            logger.warning("medium pass %s: its task was lost; enqueued again", pass_id)
             _enqueue(pass_id)
+            counts["requeued"] += 1
+    for pass_id, handed_at in UNSTREAMED_PASSES.rows(before=lost_before):
+        if not is_queued(flesh_key(pass_id)) and Pass.objects.filter(
+            pk=pass_id, lease_owner=AWAITING_STREAM, heartbeat_at=handed_at
+        ).update(heartbeat_at=now):
+            logger.warning("medium pass %s: its narrative task was lost; enqueued again", pass_id)
+            flesh_enqueue(pass_id)
             counts["requeued"] += 1
     before = now - timedelta(seconds=lapsed_after)
     for pass_ in LAPSED_PASSES.rows_in(Pass.objects.defer("messages", "tries"), before=before):
@@ -329,7 +405,12 @@ def pass_lease_lapsed(*, pass_: Pass) -> str | None:
             return None
         pass_id = pass_.pk
         transaction.on_commit(lambda: _enqueue(pass_id))
-        logger.warning("medium pass %s lost its worker; running it again", pass_id)
+        logger.warning(
+            "medium pass %s: lease lapsed (worker %s silent); running it again (run %d)",
+            pass_id,
+            pass_.lease_owner,
+            pass_.attempts + 1,
+        )
         return "restarted"
     lock_frame(pass_.frame_id)
     if not Pass.move(
@@ -342,6 +423,12 @@ def pass_lease_lapsed(*, pass_: Pass) -> str | None:
     ):
         return None
     _failed(pass_)
+    logger.warning(
+        "medium pass %s: lease lapsed (worker %s silent) after %d runs; failed",
+        pass_.pk,
+        pass_.lease_owner,
+        pass_.attempts,
+    )
     frame_id = pass_.frame_id
     if Frame.objects.filter(pk=frame_id, mode=FrameMode.SHARED).exists():
         transaction.on_commit(lambda: _hand_over(frame_id))

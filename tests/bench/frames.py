@@ -590,7 +590,7 @@ def one_commit_profile(runs: int = 7) -> None:
     gm = quick_user("gm")
     frame, users = table_create(gm, seats=SEATS)
     seat = Seat.objects.get(frame=frame, position=0)
-    names = ["liquid_commit (the POST)", "medium_pass_run"]
+    names = ["liquid_commit (the POST)", "medium_pass_run", "medium_flesh_run"]
     times: dict[str, list[float]] = {name: [] for name in names}
     queries: dict[str, int] = {}
     published: dict[str, Counter] = {}
@@ -618,8 +618,13 @@ def one_commit_profile(runs: int = 7) -> None:
                 before_outcome.append(len(q))
                 real_notify(outcome)
 
-            with mock.patch.object(medium.bones, "notify_outcome", notify_outcome):
+            with (
+                mock.patch.object(medium.bones, "notify_outcome", notify_outcome),
+                mock.patch("synthesis.tasks.flesh_task"),
+            ):
                 medium.medium_pass_run(pass_id=pass_id)
+        with step(names[2]):
+            medium.medium_flesh_run(pass_id=pass_id)
         assert Pass.objects.get(pk=pass_id).status == "done"
     print(f"one commit's steps in this process (a frame of {SEATS} seated players, tempo 0):")
     for name in names:

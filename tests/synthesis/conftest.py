@@ -90,7 +90,10 @@ class Scene:
 
 
 def run(pass_: Pass) -> Pass:
+    """Run a pending medium pass as the two workers would: its outcome (short queue), then
+    its narrative (streams queue)."""
     medium.medium_pass_run(pass_id=pass_.pk)
+    medium.medium_flesh_run(pass_id=pass_.pk)
     return Pass.objects.get(pk=pass_.pk)
 
 

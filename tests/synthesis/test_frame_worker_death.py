@@ -1,7 +1,8 @@
-"""`kill -9` of a real worker process while it narrates a medium pass, with no beat: the
-next worker's own sweep finds the lapsed lease and runs the pass again, reusing the
-outcome it stored; the pass ends with one outcome, one whole narrative, its liquid
-consumed once (services mode, as tests/productions/test_worker_death.py for turns)."""
+"""`kill -9` of a real stream worker process while it narrates a medium pass, with no
+beat: the short worker's own sweep finds the lapsed lease and runs the pass again, reusing
+the outcome it stored, and hands it to the next stream worker; the pass ends with one
+outcome, one whole narrative, its liquid consumed once (services mode, as
+tests/productions/test_worker_death.py for turns)."""
 
 import pytest
 
@@ -54,6 +55,7 @@ def nobody_here(monkeypatch):
     monkeypatch.setattr(tasks.soft_pass_task, "delay", lambda *args: None)
     monkeypatch.setattr(tasks.window_fire_task, "apply_async", lambda *args, **kwargs: None)
     monkeypatch.setattr(tasks.medium_pass_task, "delay", lambda *args: None)
+    monkeypatch.setattr(tasks.flesh_task, "delay", lambda *args: None)
     monkeypatch.setattr(tasks.ai_act_task, "delay", lambda *args: None)
 
 
@@ -81,21 +83,23 @@ def test_a_medium_pass_survives_kill_9_of_its_worker_mid_narrative(user, server)
         LMIX_LLM_ALLOWED_NETWORKS="127.0.0.0/8",
     )
 
-    with worker_process(env) as first:
-        cut = wait_for(
-            lambda: Narrative.objects.filter(frame=frame, token_count__gte=10).first(), 60
-        )
-        kill_9(first)
-    pass_ = Pass.objects.get(frame=frame, kind="medium")
-    assert pass_.status == "running" and pass_.attempts == 1
-    cut.refresh_from_db()
-    assert cut.status == "streaming" and 0 < cut.token_count < DELTAS
-    assert Outcome.objects.filter(frame=frame).count() == 1  # bones were stored before flesh
+    with worker_process(env, queues="short"):  # the outcome, the sweeps
+        with worker_process(env, queues="streams") as first:
+            cut = wait_for(
+                lambda: Narrative.objects.filter(frame=frame, token_count__gte=10).first(), 60
+            )
+            kill_9(first)
+        pass_ = Pass.objects.get(frame=frame, kind="medium")
+        assert pass_.status == "running" and pass_.attempts == 1
+        cut.refresh_from_db()
+        assert cut.status == "streaming" and 0 < cut.token_count < DELTAS
+        assert Outcome.objects.filter(frame=frame).count() == 1  # bones were stored first
 
-    with worker_process(env):
-        wait_for(
-            lambda: Pass.objects.filter(pk=pass_.pk, status__in=["done", "failed"]).first(), 90
-        )
+        with worker_process(env, queues="streams"):
+            wait_for(
+                lambda: Pass.objects.filter(pk=pass_.pk, status__in=["done", "failed"]).first(),
+                90,
+            )
     pass_.refresh_from_db()
     assert pass_.status == "done", pass_.error
     # The killed run and the rerun (a starved machine may lapse a live lease once more;

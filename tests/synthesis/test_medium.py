@@ -538,7 +538,7 @@ def test_an_interrupted_character_wakes_at_once_and_answers_the_interrupt(user):
         "outcome": str(outcome.pk),
         "reason": "Alice Thompson: I shove Bob Wilson.",
     }
-    medium.medium_pass_run(pass_id=bob_pass.pk)  # or a worker did already: either way once
+    run(bob_pass)  # or a worker did already: either way once
     bob_pass = wait_for(lambda: Pass.objects.filter(pk=bob_pass.pk, status="done").first())
     assert "- Interrupt: Alice Thompson: I shove Bob Wilson." in sent(bob_pass, "flesh")
     bob_outcome = Outcome.objects.get(source_pass=bob_pass)
@@ -619,7 +619,7 @@ def test_on_postgresql_a_pass_is_claimed_and_read_in_one_round_trip_and_gathers_
         claimed.update(status=pass_.status, attempts=pass_.attempts, owner=pass_.lease_owner)
         raise WorkerDied()
 
-    monkeypatch.setattr(run_module, "_run", stop)
+    monkeypatch.setattr(run_module, "_bones_run", stop)
     with round_trips() as trips, pytest.raises(WorkerDied):
         medium.medium_pass_run(pass_id=pass_.pk)
     assert trips == [1]
@@ -664,8 +664,9 @@ def dead_after_bones(scene, monkeypatch, settings) -> Pass:
 
     monkeypatch.setattr(run_module, "flesh_step", die)
     pass_ = scene.fire(scene.alice, scene.commit(scene.alice, "I jump the gap."))
+    medium.medium_pass_run(pass_id=pass_.pk)
     with pytest.raises(WorkerDied):
-        medium.medium_pass_run(pass_id=pass_.pk)
+        medium.medium_flesh_run(pass_id=pass_.pk)
     monkeypatch.setattr(run_module, "flesh_step", flesh_step)
     Pass.objects.filter(pk=pass_.pk).update(
         lease_owner="dead-host:1:abcd", heartbeat_at=timezone.now() - timedelta(minutes=5)

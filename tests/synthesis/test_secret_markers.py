@@ -171,6 +171,7 @@ def play(frame, seats, players, acting: tuple[int, ...]) -> None:
                 medium_task.delay.reset_mock()
                 for call in calls:
                     medium.medium_pass_run(pass_id=call.args[0])
+                    medium.medium_flesh_run(pass_id=call.args[0])
 
 
 @settings(
