@@ -57,7 +57,7 @@ def _count_write(seat: Seat, user: AbstractBaseUser | None, per_seat: AttemptThr
 
 def _soft_pass(liquid: Liquid, trigger: str) -> None:
     """Analyse this revision of the liquid once the transaction commits."""
-    from .tasks import soft_pass_task
+    from .tasks import soft_pass_enqueue
 
     pass_ = Pass.objects.create(
         frame_id=liquid.frame_id,
@@ -67,7 +67,7 @@ def _soft_pass(liquid: Liquid, trigger: str) -> None:
         liquid=liquid,
         liquid_revision=liquid.revision,
     )
-    transaction.on_commit(lambda: soft_pass_task.delay(str(pass_.pk)))
+    transaction.on_commit(lambda: soft_pass_enqueue(pass_.pk))
 
 
 @transaction.atomic

@@ -177,3 +177,25 @@ def test_an_outcome_never_waits_for_the_threads_streams_hold(
     wait_for(lambda: Outcome.objects.filter(frame=scene.frame).exists())
     still = Turn.objects.filter(pk__in=ids, status="streaming").count()
     assert still == 4  # every stream was still running when the outcome landed
+
+
+def test_a_queued_soft_pass_is_left_to_its_task_and_a_lost_one_decided(
+    user, monkeypatch, django_capture_on_commit_callbacks
+):
+    from synthesis.liquid import liquid_submit
+    from synthesis.soft import soft_passes_sweep
+
+    monkeypatch.setattr(tasks.soft_pass_task, "delay", lambda *args: None)
+    scene = Scene(user)
+    with django_capture_on_commit_callbacks(execute=True):
+        liquid = liquid_submit(
+            frame=scene.frame, seat=scene.alice, content="I hum.", user=scene.alice_player
+        )
+    soft = Pass.objects.get(kind="soft", liquid=liquid)
+    Pass.objects.filter(pk=soft.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+
+    assert soft_passes_sweep() == 0  # queued behind other work: its task will run it
+    assert Pass.objects.get(pk=soft.pk).status == "pending"
+    cache.delete(queued.PREFIX + tasks.soft_key(soft.pk))
+    assert soft_passes_sweep() == 1  # lost: heuristics decide
+    assert Pass.objects.get(pk=soft.pk).status == "done"
