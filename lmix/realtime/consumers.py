@@ -153,7 +153,6 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
             group = self.groups_joined.pop()
             await self.channel_layer.group_discard(group, self.channel_name)
 
-
     async def still_authorized(self) -> bool:
         """Ask `authorize` again; leave and close with 4403 when a joined group is no
         longer allowed."""
