@@ -270,8 +270,10 @@ LMIX_LEASE_MAX_RESTARTS = int(os.environ.get("LMIX_LEASE_MAX_RESTARTS", "2"))
 # Pending work whose task has not started after this long, and is not marked as queued
 # (lmix/realtime/queued.py), is enqueued again.
 LMIX_PENDING_REQUEUE_SECONDS = float(os.environ.get("LMIX_PENDING_REQUEUE_SECONDS", "30"))
-# Streamed text is written to the database at most this often (and at the end).
-LMIX_STREAM_CHECKPOINT_SECONDS = float(os.environ.get("LMIX_STREAM_CHECKPOINT_SECONDS", "0.25"))
+# Streamed text is written to the database at most this often (and at the end): only a
+# reader who loads mid-stream reads it. Every 250 ms, the checkpoints of 100 streams took
+# most of a core of the streams worker (tests/bench/streams.py); once a second, a quarter.
+LMIX_STREAM_CHECKPOINT_SECONDS = float(os.environ.get("LMIX_STREAM_CHECKPOINT_SECONDS", "1"))
 # After a stream's first delta, what arrives this close together goes to readers as one
 # delta: a fast provider's hundreds of deltas a second become at most 1 / this messages.
 LMIX_STREAM_BATCH_SECONDS = float(os.environ.get("LMIX_STREAM_BATCH_SECONDS", "0.05"))

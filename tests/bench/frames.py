@@ -85,6 +85,7 @@ SEATS = int(os.environ.get("BENCH_SEATS", "8"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "4"))
 STAGGER = float(os.environ.get("BENCH_STAGGER_MS", "200")) / 1e3
 THREADS = int(os.environ.get("BENCH_WORKER_THREADS", "4"))
+STREAM_THREADS = int(os.environ.get("BENCH_STREAM_THREADS", "256"))
 HISTORY = [int(n) for n in os.environ.get("BENCH_HISTORY", "10,100,1000").split(",")]
 LIVE_SECONDS = float(os.environ.get("BENCH_LIVE_SECONDS", "150"))  # the whole live part
 WAIT = 30.0  # one event, at most
@@ -224,11 +225,13 @@ def cpu_seconds(pid: int | str = "self") -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def services(stack: ExitStack, log: Path) -> tuple[int, str, dict[str, int]]:
-    """One web process and one worker: separate on Redis; on SQLite one embedded process,
-    as the in-memory broker cannot be shared between processes. Returns the port, what
-    runs, and their pids."""
-    env = child_env(LOG_LEVEL="WARNING")
+def services(
+    stack: ExitStack, log: Path, **env_overrides: str
+) -> tuple[int, str, dict[str, int]]:
+    """One web process and the two workers (short and streams queues): separate on Redis; on
+    SQLite one embedded process, as the in-memory broker cannot be shared between processes.
+    Returns the port, what runs, and their pids."""
+    env = child_env(LOG_LEVEL="WARNING", **env_overrides)
     port = free_port()
     separate = bool(settings.REDIS_URL)
     web = [sys.executable, "manage.py", "serve", "--host", HOST, "--port", str(port), "--quiet"]
@@ -236,14 +239,20 @@ def services(stack: ExitStack, log: Path) -> tuple[int, str, dict[str, int]]:
     child = stack.enter_context(process(web, env, log))
     wait_for_port(child, port, log)
     if not separate:
-        shape = "embedded: `serve --worker yes` (daphne + 4 worker threads, memory broker)"
+        shape = "embedded: `serve --worker yes` (daphne + both workers' threads, memory broker)"
         return port, shape, {"web + worker": child.pid}
-    worker = [sys.executable, "-m", "celery", "-A", "lmix", "worker", "--pool", "threads"]
-    worker += ["--concurrency", str(THREADS), "--loglevel", "WARNING"]
-    worker += ["--without-mingle", "--without-gossip"]
-    celery = stack.enter_context(process(worker, env, log))
-    shape = f"`serve --worker no` + `celery worker --pool threads --concurrency {THREADS}`"
-    return port, shape, {"web": child.pid, "worker": celery.pid}
+    pids = {"web": child.pid}
+    for queue, threads in [("short", THREADS), ("streams", STREAM_THREADS)]:
+        worker = [sys.executable, "-m", "celery", "-A", "lmix", "worker", "--pool", "threads"]
+        worker += ["--queues", queue, "--hostname", f"{queue}@bench"]
+        worker += ["--concurrency", str(threads), "--loglevel", "WARNING"]
+        worker += ["--without-mingle", "--without-gossip"]
+        pids[f"{queue} worker"] = stack.enter_context(process(worker, env, log)).pid
+    shape = (
+        "`serve --worker no` + `celery worker --pool threads`: short queue "
+        f"{THREADS} threads, streams queue {STREAM_THREADS}"
+    )
+    return port, shape, pids
 
 
 # --- the live part ----------------------------------------------------------------------

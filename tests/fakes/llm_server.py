@@ -531,8 +531,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--text", default=DEFAULT_TEXT, help="the default completion text")
+    parser.add_argument(
+        "--chunk-delay", type=float, default=0.0, help="seconds between streamed words"
+    )
     args = parser.parse_args(argv)
     server = FakeLLMServer(args.host, args.port, default_text=args.text)
+    if args.chunk_delay:
+        server.responder = lambda request: Reply(text=args.text, chunk_delay=args.chunk_delay)
     print(f"LISTENING {server.base_url}", flush=True)
     try:
         server._httpd.serve_forever()

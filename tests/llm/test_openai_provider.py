@@ -1,9 +1,10 @@
 """What only the OpenAI adapter does: JSON-schema mode, its fallback, Ollama's /v1, usage."""
 
+import pytest
 from pydantic import BaseModel
 
 from lmix.llm import structured
-from lmix.llm.base import Message, Usage
+from lmix.llm.base import LLMError, Message, Usage
 from lmix.llm.openai_provider import NO_KEY, OpenAIProvider
 from lmix.llm.tokens import count_message_tokens, count_tokens
 
@@ -89,3 +90,19 @@ def test_empty_key_never_falls_back_to_the_servers_environment(fake_llm, config_
     headers = fake_llm.requests[0].headers
     assert headers["authorization"] == f"Bearer {NO_KEY}"
     assert "openai-organization" not in headers
+
+
+def test_an_error_in_the_middle_of_a_stream_fails_it_after_the_text_before(fake_llm, config_for):
+    # The chunks are read as plain JSON (no typed chunk per delta): an error event the
+    # server sends mid-answer still fails the call, after the text that came first.
+    fake_llm.queue(
+        body='data: {"choices": [{"index": 0, "delta": {"content": "Half "}}]}\n\n'
+        'data: {"error": {"message": "the model crashed"}}\n\n',
+        headers={"Content-Type": "text/event-stream"},
+    )
+    got = []
+    with pytest.raises(LLMError) as failure:
+        for delta in OpenAIProvider().stream(config_for("openai_compatible"), MESSAGES, Usage()):
+            got.append(delta)
+    assert got == ["Half "]
+    assert "before finishing" not in str(failure.value)  # the error, not a cut stream
