@@ -1,6 +1,5 @@
 """Real Celery workers on threads of this process: embedded mode (`make run`) and the tests."""
 
-import logging
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
@@ -22,7 +21,6 @@ def embedded_worker(
     On the in-memory broker only a worker in the same process can receive tasks, which is
     why embedded mode runs them here rather than as separate services.
     """
-    root_level = logging.getLogger().level
     with ExitStack() as stack:
         workers = [
             stack.enter_context(
@@ -42,7 +40,4 @@ def embedded_worker(
                 ("streams", streams or settings.LMIX_STREAM_CONCURRENCY),
             ]
         ]
-        # Each start sets Celery's logging up again, the second one lowering the root
-        # logger to WARNING: this process's own log level (LOGGING) stays in charge.
-        logging.getLogger().setLevel(root_level)
         yield workers[0]

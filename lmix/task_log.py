@@ -2,18 +2,25 @@
 and a ready line (docs/tasks.md, "Logs"). Lines are `key=value` pairs after the message,
 so `grep task=synthesis.tasks.flesh_task` or a log shipper can pick them apart.
 
-Celery's own lines are kept at WARNING (lmix/settings.py LOGGING): these say the same in
-one shape with the numbers that matter (how long a task ran, on which queue).
+Django's LOGGING (lmix/settings.py) configures a worker's logging as it does the web's:
+Celery is told not to replace it (`setup_logging`), so `--loglevel` changes nothing and
+Celery's own lines stay at WARNING; these say what matters in one shape (how long a task
+ran, on which queue).
 """
 
 import logging
 import time
 from typing import Any
 
-from celery.signals import task_failure, task_postrun, task_prerun, worker_ready
+from celery.signals import setup_logging, task_failure, task_postrun, task_prerun, worker_ready
 
 logger = logging.getLogger("lmix.tasks")
 _started: dict[str, float] = {}
+
+
+@setup_logging.connect
+def _logging_is_djangos(**_kwargs: Any) -> None:
+    """Connected, it keeps Celery from replacing the root logger's handlers and level."""
 
 
 def _level(task: Any) -> int:

@@ -52,10 +52,15 @@ def child_env(**overrides: str) -> dict[str, str]:
 
 @contextmanager
 def worker_process(
-    env: dict[str, str], *, concurrency: int = 2, queues: str = "short,streams"
+    env: dict[str, str],
+    *,
+    concurrency: int = 2,
+    queues: str = "short,streams",
+    log: Path | None = None,
 ) -> Iterator[subprocess.Popen]:
     """`celery worker` as its own process (threads pool, no beat) on `queues`; killed on
-    exit."""
+    exit. With `log`, it logs at INFO into that file."""
+    sink = subprocess.PIPE if log is None else log.open("w")
     process = subprocess.Popen(
         [
             sys.executable,
@@ -71,14 +76,14 @@ def worker_process(
             "--queues",
             queues,
             "--loglevel",
-            "WARNING",
+            "WARNING" if log is None else "INFO",
             "--without-mingle",
             "--without-gossip",
         ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=sink,
         text=True,
     )
     try:
@@ -89,6 +94,8 @@ def worker_process(
         process.wait(10)
         if process.stderr is not None:
             process.stderr.close()
+        if log is not None:
+            sink.close()
 
 
 def free_port() -> int:
