@@ -38,7 +38,7 @@ from tests.productions.conftest import make_production  # noqa: E402
 
 STREAMS = int(os.environ.get("BENCH_STREAMS", "200"))
 TOKENS_PER_S = float(os.environ.get("BENCH_STREAM_TOKENS_PER_S", "20"))
-WORDS = int(os.environ.get("BENCH_STREAM_WORDS", "1400"))  # 70 s at 20 a second
+WORDS = int(os.environ.get("BENCH_STREAM_WORDS", "3000"))  # 150 s at 20 a second
 TEXT = " ".join(f"w{i}" for i in range(WORDS))
 
 
@@ -49,14 +49,15 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
-def fake_model_process(stack: ExitStack, log: Path) -> str:
-    """The fake model server in a process of its own (its 200 streams' work is not ours)."""
+def fake_model_process(stack: ExitStack, log: Path) -> tuple[str, int]:
+    """The fake model server in a process of its own (its streams' work is not ours, but it
+    shares the host's cores: its CPU is printed too). Returns its URL and pid."""
     port = free_port()
     command = [sys.executable, "-m", "tests.fakes.llm_server", "--port", str(port)]
     command += ["--text", TEXT, "--chunk-delay", str(1 / TOKENS_PER_S)]
     child = stack.enter_context(frames.process(command, dict(os.environ), log))
     frames.wait_for_port(child, port, log)
-    return f"http://127.0.0.1:{port}/v1"
+    return f"http://127.0.0.1:{port}/v1", child.pid
 
 
 def streams_start(port: int, base_url: str) -> list[str]:
@@ -99,7 +100,9 @@ def report(label: str, run: frames.Run) -> list[float]:
     if missed:
         print(f"  outcomes that missed a socket: {missed}")
     used = ", ".join(f"{name} {seconds / run.measured:.2f}" for name, seconds in run.cpu.items())
-    print(f"  CPU cores busy: {used}")
+    print(f"  {run.measured:.0f} s; CPU cores busy: {used}")
+    tokens = [s.first_token - s.own_outcome for s in run.samples if s.first_token is not None]
+    line("  first narrative.token after outcome.created", tokens)
     return reached
 
 
@@ -116,11 +119,11 @@ def main() -> None:
     tables = tables_create(frames.FRAMES, frames.SEATS)
     log = Path(settings.DATA_DIR) / "bench-streams.log"
     with ExitStack() as stack:
-        base_url = fake_model_process(stack, log)
+        base_url, fake_pid = fake_model_process(stack, log)
         port, shape, pids = services(stack, log, LMIX_LLM_ALLOWED_NETWORKS="public,loopback")
         print(f"processes: {shape}")
         freeze_startup_objects()
-        watched = {**pids, "this client": "self"}
+        watched = {**pids, "fake model": fake_pid, "this client": "self"}
 
         quiet = asyncio.run(frames.live_run(port, tables, watched))
         streams_worker = pids["streams worker"]
