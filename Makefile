@@ -49,7 +49,7 @@ bench: $(VENV)/.synced
 		echo "== on PostgreSQL + Redis"; $(PY) -m tests.bench && \
 		echo "== channel layers: group fan-out" && $(PY) -m tests.bench.fanout && \
 		echo "== idle sockets" && $(PY) -m tests.bench.idle_sockets && \
-		$(PY) -m tests.bench.frames; \
+		$(PY) -m tests.bench.frames && $(PY) -m tests.bench.streams; \
 	else echo "== idle sockets"; env -u DATABASE_URL -u REDIS_URL $(PY) -m tests.bench.idle_sockets && \
 		env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(PY) -m tests.bench.frames; fi
 
