@@ -22,7 +22,7 @@ from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
 from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
-from lmix.realtime.queued import is_queued
+from lmix.realtime.queued import enqueue_lost
 from lmix.realtime.stream import TextStream
 
 from . import events
@@ -269,13 +269,13 @@ def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
         pending_after = settings.LMIX_PENDING_REQUEUE_SECONDS
     counts = {"requeued": 0, "restarted": 0, "failed": 0}
     for turn_id, updated_at in LOST_TURNS.rows(before=now - timedelta(seconds=pending_after)):
-        # Touched when re-enqueued: one enqueue per interval, whoever sweeps.
-        if not is_queued(turn_key(turn_id)) and Turn.objects.filter(
-            pk=turn_id, status=TurnStatus.PENDING, updated_at=updated_at
-        ).update(updated_at=now):
-            logger.warning("turn %s: its task was lost; enqueued again", turn_id)
-            turn_generate_enqueue(turn_id)
-            counts["requeued"] += 1
+        counts["requeued"] += enqueue_lost(
+            turn_key(turn_id),
+            Turn.objects.filter(pk=turn_id, status=TurnStatus.PENDING, updated_at=updated_at),
+            {"updated_at": now},
+            lambda turn_id=turn_id: turn_generate_enqueue(turn_id),
+            f"turn {turn_id}",
+        )
     lapsed_before = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
     for turn in LAPSED_TURNS.rows_in(Turn.objects.defer("directive"), before=lapsed_before):
         outcome = turn_lease_lapsed(turn=turn)

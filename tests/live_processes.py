@@ -1,6 +1,7 @@
 """Real LMiX processes for tests and benchmarks: a Celery worker sharing the test database,
 started and killed like an operator would."""
 
+import json
 import os
 import signal
 import socket
@@ -14,6 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.db import connection
+from websockets.sync.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,3 +138,15 @@ def kill_9(process: subprocess.Popen) -> None:
     """What a crash, an OOM kill or a pulled plug does: no cleanup at all."""
     process.send_signal(signal.SIGKILL)
     process.wait(10)
+
+
+def ready_socket(port: int, path: str, cookie: str) -> ClientConnection:
+    """A websocket on a live web process, as a browser of the session `cookie` opens it,
+    once the server said `ready`."""
+    ws = connect(
+        f"ws://127.0.0.1:{port}{path}",
+        additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"},
+        open_timeout=30,
+    )
+    assert json.loads(ws.recv(timeout=30))["type"] == "ready"
+    return ws

@@ -12,11 +12,16 @@ started comes back only after the broker's visibility timeout, and by then the s
 enqueued it again. A duplicate costs nothing: every task claims its row first.
 """
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from celery import Task
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import QuerySet
+
+logger = logging.getLogger(__name__)
 
 PREFIX = "lmix:queued:"
 
@@ -35,3 +40,20 @@ def started(key: str) -> None:
 def is_queued(key: str) -> bool:
     """Whether a task for `key` was enqueued and has not started (within the trust time)."""
     return cache.get(PREFIX + key) is not None
+
+
+def enqueue_lost(
+    key: str, row: QuerySet, touch: dict[str, Any], send: Callable[[], None], what: str
+) -> bool:
+    """A sweep's re-enqueue of work that looked lost: nothing while its marker says it is
+    queued; otherwise `row` (the work as the sweep read it) is touched with `touch`, so one
+    sweep enqueues it once per interval whoever else sweeps, and `send` enqueues it again.
+
+    Returns:
+        Whether it was enqueued again.
+    """
+    if is_queued(key) or not row.update(**touch):
+        return False
+    logger.warning("%s: its task was lost; enqueued again", what)
+    send()
+    return True

@@ -22,7 +22,7 @@ from lmix.llm.base import LLMError
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared, together
 from lmix.realtime.leases import lease_held, on_heartbeat
-from lmix.realtime.queued import is_queued
+from lmix.realtime.queued import enqueue_lost
 from productions.frame_events import lock_frame
 from productions.frame_llm import FrameModels
 from productions.models import Frame, FrameMode, Seat
@@ -358,20 +358,21 @@ def passes_sweep(
     counts = {"requeued": 0, "restarted": 0, "failed": 0}
     lost_before = now - timedelta(seconds=pending_after)
     for pass_id, updated_at in LOST_PASSES.rows(before=lost_before):
-        # Touched when re-enqueued: one enqueue per interval, whoever sweeps.
-        if not is_queued(medium_key(pass_id)) and Pass.objects.filter(
-            pk=pass_id, status=PassStatus.PENDING, updated_at=updated_at
-        ).update(updated_at=now):
-            logger.warning("medium pass %s: its task was lost; enqueued again", pass_id)
-            _enqueue(pass_id)
-            counts["requeued"] += 1
+        counts["requeued"] += enqueue_lost(
+            medium_key(pass_id),
+            Pass.objects.filter(pk=pass_id, status=PassStatus.PENDING, updated_at=updated_at),
+            {"updated_at": now},
+            lambda pass_id=pass_id: _enqueue(pass_id),
+            f"medium pass {pass_id}",
+        )
     for pass_id, handed_at in UNSTREAMED_PASSES.rows(before=lost_before):
-        if not is_queued(flesh_key(pass_id)) and Pass.objects.filter(
-            pk=pass_id, lease_owner=AWAITING_STREAM, heartbeat_at=handed_at
-        ).update(heartbeat_at=now):
-            logger.warning("medium pass %s: its narrative task was lost; enqueued again", pass_id)
-            flesh_enqueue(pass_id)
-            counts["requeued"] += 1
+        counts["requeued"] += enqueue_lost(
+            flesh_key(pass_id),
+            Pass.objects.filter(pk=pass_id, lease_owner=AWAITING_STREAM, heartbeat_at=handed_at),
+            {"heartbeat_at": now},
+            lambda pass_id=pass_id: flesh_enqueue(pass_id),
+            f"medium pass {pass_id} (its narrative)",
+        )
     before = now - timedelta(seconds=lapsed_after)
     for pass_ in LAPSED_PASSES.rows_in(Pass.objects.defer("messages", "tries"), before=before):
         result = pass_lease_lapsed(pass_=pass_)

@@ -28,7 +28,7 @@ def test_a_worker_logs_when_it_is_ready_each_task_and_lost_work(
 
     text = log.read_text()
     assert "worker ready queues=short,streams pool=thread concurrency=2" in text
-    assert f"turn {turn.pk}: its task was lost; enqueued again" in text
+    assert f"turn {turn.pk}: its task was lost; enqueued again" in text  # the sweep's
     started = next(row for row in text.splitlines() if "task start" in row and "turn_gene" in row)
     assert f"queue=streams args={turn.pk}" in started
     ended = next(row for row in text.splitlines() if "task end" in row and "turn_gene" in row)

@@ -10,27 +10,23 @@ from contextlib import ExitStack
 import pytest
 from django.conf import settings
 from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import ClientConnection
 
 from productions.frame_services import frame_create, frame_join, spectators_set
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
-from tests.live_processes import child_env, free_port, web_process, worker_process
+from tests.live_processes import (
+    child_env,
+    free_port,
+    ready_socket,
+    web_process,
+    worker_process,
+)
 from tests.productions.conftest import session_cookie
 from tests.synthesis.conftest import make_frame, seat_player
 from tests.synthesis.test_web_restart import api
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def socket(port: int, path: str, cookie: str) -> ClientConnection:
-    ws = connect(
-        f"ws://127.0.0.1:{port}{path}",
-        additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"},
-        open_timeout=30,
-    )
-    assert json.loads(ws.recv(timeout=30))["type"] == "ready"
-    return ws
 
 
 def heard_until_closed(ws: ClientConnection) -> tuple[list[str], int | None]:
@@ -60,9 +56,9 @@ def test_closing_a_frame_and_deleting_its_production_close_the_real_sockets_with
         if separate:
             stack.enter_context(worker_process(env))
         stack.enter_context(web_process(env, port=port, worker=not separate))
-        on_closing = socket(port, f"/ws/frames/{closing.pk}/", mine)
-        on_other = socket(port, f"/ws/frames/{other.pk}/", mine)
-        watching = socket(port, f"/ws/spectate/{code}/", watcher)
+        on_closing = ready_socket(port, f"/ws/frames/{closing.pk}/", mine)
+        on_other = ready_socket(port, f"/ws/frames/{other.pk}/", mine)
+        watching = ready_socket(port, f"/ws/spectate/{code}/", watcher)
 
         with api(port, gm) as http:
             assert http.post(f"/api/frames/{closing.pk}/close").status_code == 200

@@ -8,7 +8,6 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.conf import settings
 
 from productions.frame_services import frame_create, frame_join
 from synthesis import ai_seats

@@ -11,9 +11,16 @@ import httpx
 import pytest
 from django.conf import settings
 from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import ClientConnection
 
-from tests.live_processes import child_env, free_port, kill_9, web_process, worker_process
+from tests.live_processes import (
+    child_env,
+    free_port,
+    kill_9,
+    ready_socket,
+    web_process,
+    worker_process,
+)
 from tests.productions.conftest import session_cookie
 from tests.synthesis.conftest import make_frame, seat_player
 
@@ -23,13 +30,7 @@ INTENTION = "I lock the door behind me. RESTART-MARKER"
 
 
 def frame_socket(port: int, frame_id, cookie: str) -> ClientConnection:
-    ws = connect(
-        f"ws://127.0.0.1:{port}/ws/frames/{frame_id}/",
-        additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"},
-        open_timeout=30,
-    )
-    assert json.loads(ws.recv(timeout=30))["type"] == "ready"
-    return ws
+    return ready_socket(port, f"/ws/frames/{frame_id}/", cookie)
 
 
 @contextmanager
