@@ -18,6 +18,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete
+from lmix.text import has_visible_text
 from productions.frame_events import lock_frame
 from productions.knowledge import knowledge_text, name_for, public_name
 from productions.models import Frame, FrameStatus, Seat, SeatController
@@ -243,7 +244,7 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
         logger.warning("the assistant of seat %s could not act", seat.pk, exc_info=True)
         return None
     content = intention_text(answer.text, seat_names(seat))[:LIQUID_MAX]
-    if not content:
+    if not has_visible_text(content):  # nothing to act on (a player would get a 400)
         return None
     flags = intention_flags(content=content, seats=seats)
     with transaction.atomic():

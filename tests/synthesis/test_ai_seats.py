@@ -160,3 +160,18 @@ def test_an_all_ai_frame_moves_only_when_the_gm_advances(api, user, enqueued):
     response = api.post(f"/api/frames/{frame.id}/advance")
     assert response.status_code == 202
     assert sorted(response.json()["acting_seats"]) == sorted(str(s.id) for s in seats)
+
+
+def test_an_assistant_that_answers_only_invisible_characters_does_not_act(
+    user, enqueued, monkeypatch
+):
+    from lmix.llm.base import Completion, Usage
+
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    human, ai_seat, _ = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, human, interrupted=[ai_seat])
+    answer = Completion("\u200b\u2060 \ufeff", Usage())
+    monkeypatch.setattr(ai_seats, "llm_complete", lambda **kwargs: answer)
+    assert ai_seats.ai_act(seat_id=ai_seat.id, outcome_id=outcome.id) is None  # no 400
+    assert not Liquid.objects.filter(seat=ai_seat).exists()
