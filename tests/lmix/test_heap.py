@@ -5,6 +5,7 @@ import asyncio
 import gc
 import threading
 import weakref
+from types import SimpleNamespace
 from unittest import mock
 
 import pytest
@@ -12,6 +13,7 @@ from asgiref.sync import sync_to_async
 
 from lmix.asgi import RequestThreads
 from lmix.heap import QuietCollector, collector, due_generation
+from lmix.realtime.transport import LimitedWebSocketProtocol
 
 
 class Cycle:
@@ -115,6 +117,7 @@ def test_serve_collects_on_daphnes_loop_while_it_serves_and_hands_back_after(mon
     class Server:
         def __init__(self, *, ready_callable, **_options) -> None:
             self.ready = ready_callable
+            self.ws_factory = SimpleNamespace(protocol=None)  # limit_websockets sets it
 
         def run(self) -> None:
             loop = asyncio.new_event_loop()
@@ -127,10 +130,14 @@ def test_serve_collects_on_daphnes_loop_while_it_serves_and_hands_back_after(mon
                 asyncio.set_event_loop(None)
                 loop.close()
 
-    monkeypatch.setattr("lmix.management.commands.serve.Server", Server)
+    built: list[Server] = []
+    monkeypatch.setattr(
+        "lmix.management.commands.serve.Server", lambda **kw: built.append(Server(**kw)) or built[0]
+    )
     monkeypatch.setattr("lmix.management.commands.serve.freeze_startup_objects", lambda: None)
     call_command("serve", "--worker", "no", "--quiet")
     assert states == [False, True]
+    assert built[0].ws_factory.protocol is LimitedWebSocketProtocol  # the sockets' limits
     assert gc.isenabled()
     assert collector._loop is None
 

@@ -60,19 +60,19 @@ class Command(BaseCommand):
             _ = get_resolver().url_patterns  # the URLs load now, to be frozen with the rest
             freeze_startup_objects()
             stack.callback(collector.stop)
-            server = Server(
-                application=application,
-                endpoints=build_endpoint_description_strings(host=host, port=port),
-                signal_handlers=True,
-                verbosity=0,
-                **server_limits(),
-            )
 
             def ready() -> None:  # daphne's loop is the current one; it runs next
                 collector.start(asyncio.get_event_loop())
                 limit_websockets(server)
 
-            server.ready_callable = ready
+            server = Server(
+                application=application,
+                endpoints=build_endpoint_description_strings(host=host, port=port),
+                signal_handlers=True,
+                verbosity=0,
+                ready_callable=ready,
+                **server_limits(),
+            )
             server.run()
         self.stdout.write("LMiX stopped.")
 
