@@ -7,6 +7,13 @@ from lmix.models import LLMModel
 from tests.real_models.server import ModelServer, model_server
 
 
+@pytest.fixture(autouse=True)
+def checkpoints_often(settings):
+    """The small model answers in a second or two: tests that act mid-stream (stop it, cut
+    it) see it through its checkpoints, so these come often here."""
+    settings.LMIX_STREAM_CHECKPOINT_SECONDS = 0.05
+
+
 @pytest.fixture(scope="session")
 def llama() -> ModelServer:
     with model_server() as server:
