@@ -71,7 +71,8 @@ CLAIMABLE = Prepared(
 
 
 def medium_pass_run(*, pass_id: object) -> None:
-    """Run a pending medium pass to its outcome and its character's narrative.
+    """Run a pending medium pass to its outcome, then hand it to a stream worker for its
+    character's narrative (`medium_flesh_run`), or finish it when nothing is left to narrate.
 
     Safe to run twice: only the run that moves the pass from pending to running works, and
     it holds the pass's lease meanwhile. A run after a lost or failed one reuses the
