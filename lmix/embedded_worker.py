@@ -31,6 +31,9 @@ def embedded_worker(
                     queues=[queue],
                     hostname=f"{queue}@embedded",
                     perform_ping_check=False,
+                    # kombu's event loop (its hub) is one per process: two workers sharing
+                    # it on Redis stopped consuming. Each polls its broker on its own thread.
+                    use_eventloop=False,
                     loglevel="WARNING",
                     shutdown_timeout=30,
                 )
