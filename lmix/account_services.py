@@ -4,12 +4,19 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
+from django.dispatch import Signal
 
 from .errors import ApplicationError
 from .models import LLMCall, Persona
 from .services import avatar_discard_on_commit
 
 WRONG_PASSWORD = "That is not your current password."
+
+# Sent by `account_delete` (keyword `user`) inside its transaction, before the user's own
+# rows go: each app above lmix lets go of what the user holds there (seats in other
+# people's frames) and deletes what their cascade cannot reach in order (frames and
+# productions, whose seats and casts PROTECT the personas the user's cascade deletes).
+account_deleting = Signal()
 
 
 def _password_check(*, user: AbstractBaseUser, password: str, field: str) -> None:
@@ -46,25 +53,11 @@ def account_delete(*, user: AbstractBaseUser, username: str, password: str) -> N
         ApplicationError: the username typed is not this account's (under `username`) or the
             password is wrong (under `password`); nothing is deleted then.
     """
-    # Imported here: productions builds on lmix, not the other way round.
-    from productions.frame_events import frame_sockets_close_on_commit
-    from productions.frame_services import seat_leave
-    from productions.models import Frame, Production, Seat
-    from productions.services import production_delete
-
     if username != user.get_username():
         message = "Type your username exactly to confirm."
         raise ApplicationError(message, details={"username": [message]})
     _password_check(user=user, password=password, field="password")
-    for seat in Seat.objects.filter(user=user).exclude(frame__owner=user).select_related("frame"):
-        seat_leave(seat=seat)
-    # Frames and productions first: their seats and casts PROTECT the personas and worlds
-    # that the user's cascade deletes next. Once committed, their sockets close (4404).
-    for frame_id in Frame.objects.filter(owner=user).values_list("pk", flat=True):
-        frame_sockets_close_on_commit(frame_id)
-    Frame.objects.filter(owner=user).delete()
-    for production in Production.objects.filter(owner=user):
-        production_delete(production=production)
+    account_deleting.send(sender=type(user), user=user)
     LLMCall.objects.filter(owner=user).delete()
     for url in Persona.objects.filter(owner=user).values_list("avatar_url", flat=True):
         avatar_discard_on_commit(url)  # uploaded pictures go with their personas

@@ -4,7 +4,8 @@ from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 
-from productions.models import Frame, Production
+from productions.models import Production
+from synthesis.models import Frame
 
 from .models import Affiliation, Assistant, LLMModel, Persona, Scenario, World
 

@@ -1,10 +1,8 @@
-"""Django admin for productions and their turns, and (to read) frames and their seats."""
+"""Django admin for productions and their turns."""
 
 from django.contrib import admin
 
-from lmix.admin import ViewOnly
-
-from .models import CastMember, Frame, Production, Seat, Turn
+from .models import CastMember, Production, Turn
 
 
 class CastInline(admin.TabularInline):
@@ -28,19 +26,3 @@ class TurnAdmin(admin.ModelAdmin):
     list_filter = ("status", "speaker_kind")
     search_fields = ("content", "speaker_name", "production__name")
     raw_id_fields = ("parent", "production", "assistant")
-
-
-class SeatInline(ViewOnly, admin.TabularInline):
-    model = Seat
-    fields = ("position", "persona", "controller", "user", "assistant")
-    extra = 0
-
-
-@admin.register(Frame)
-class FrameAdmin(ViewOnly, admin.ModelAdmin):
-    list_display = ("name", "production", "owner", "status", "mode", "tempo", "seq", "created_at")
-    list_filter = ("status", "mode")
-    search_fields = ("name", "production__name", "owner__username")
-    list_select_related = ("production", "owner")
-    exclude = ("invite_code", "spectator_code")  # keys to the table, not for reading here
-    inlines = [SeatInline]

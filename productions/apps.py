@@ -8,4 +8,7 @@ class ProductionsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import generation  # noqa: F401  (registers the turns' lease heartbeat)
+        from . import (  # noqa: F401
+            generation,  # registers the turns' lease heartbeat
+            signals,  # deletes a deleted account's productions
+        )

@@ -1,13 +1,12 @@
 """Productions (world + scenario + cast) and their turns, a tree of messages."""
 
-import secrets
 import uuid
 
 from django.conf import settings
 from django.db import models
 
 from lmix.lifecycle import lifecycle_move
-from lmix.models import NAME_MAX, Assistant, LLMModel, Owned, Persona, Scenario, World
+from lmix.models import NAME_MAX, Assistant, Owned, Scenario, World
 
 TURN_TEXT_MAX = 20_000
 
@@ -150,112 +149,3 @@ class Turn(models.Model):
         return lifecycle_move(
             Turn, TURN_TRANSITIONS, turn_id, to, only_from=only_from, where=where, **fields
         )
-
-
-class FrameStatus(models.TextChoices):
-    OPEN = "open"
-    PAUSED = "paused"
-    CLOSED = "closed"
-
-
-class FrameMode(models.TextChoices):
-    PER_CHARACTER = "per_character"  # 0.7.5: each character's own window and narrative
-    SHARED = "shared"  # 0.7: one synthesis per commit for everyone, under a frame lock
-
-
-class LiquidVisibility(models.TextChoices):
-    ALL = "all"  # everyone in the frame reads everyone's submitted intentions
-    OWN = "own"  # players read their own; others see that something was submitted
-    GM = "gm"  # like OWN, and said so to the players: only the GM reads them all
-
-
-def new_invite_code() -> str:
-    return secrets.token_urlsafe(12)
-
-
-class Frame(Owned):
-    """A live multiplayer scene of a production; its owner is the GM."""
-
-    production = models.ForeignKey(Production, on_delete=models.CASCADE, related_name="frames")
-    name = models.CharField(max_length=NAME_MAX)
-    status = models.CharField(max_length=16, choices=FrameStatus.choices, default="open")
-    mode = models.CharField(max_length=16, choices=FrameMode.choices, default="per_character")
-    tempo = models.FloatField(default=1.0)  # multiplies every window; 0 fires at once
-    liquid_visibility = models.CharField(
-        max_length=8, choices=LiquidVisibility.choices, default="all"
-    )
-    soft_model = models.ForeignKey(
-        LLMModel, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    medium_model = models.ForeignKey(
-        LLMModel, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
-    # A link to watch the outcomes only, while the GM allows it (None: no spectators).
-    spectator_code = models.CharField(max_length=32, unique=True, null=True, blank=True)
-    seq = models.BigIntegerField(default=0)  # the last frame-wide event's number
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class SeatController(models.TextChoices):
-    OPEN = "open"  # nobody plays it yet: an invite code takes it
-    HUMAN = "human"
-    AI = "ai"
-
-
-class Seat(models.Model):
-    """A character in a frame and who plays it: a user, an assistant, or nobody yet."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="seats")
-    persona = models.ForeignKey(Persona, on_delete=models.PROTECT, related_name="+")
-    position = models.PositiveSmallIntegerField(default=0)
-    controller = models.CharField(max_length=8, choices=SeatController.choices, default="open")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    assistant = models.ForeignKey(
-        Assistant, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-
-    class Meta:
-        ordering = ["position", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["frame", "persona"], name="one_seat_per_persona"),
-            models.UniqueConstraint(
-                fields=["frame", "user"],
-                condition=models.Q(user__isnull=False),
-                name="one_seat_per_user",
-            ),
-            models.CheckConstraint(
-                condition=(
-                    models.Q(controller="open", user__isnull=True, assistant__isnull=True)
-                    | models.Q(controller="human", user__isnull=False, assistant__isnull=True)
-                    | models.Q(controller="ai", user__isnull=True, assistant__isnull=False)
-                ),
-                name="seat_controller_matches_player",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.persona} in {self.frame}"
-
-
-class FrameBan(models.Model):
-    """A player the GM removed from a frame: they take no seat of it again until the GM
-    lifts the ban (productions/frame_services.py: `seat_update`, `frame_join`)."""
-
-    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="bans")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["created_at", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["frame", "user"], name="one_ban_per_frame_user")
-        ]
-
-    def __str__(self) -> str:
-        return f"user {self.user_id} banned from {self.frame}"

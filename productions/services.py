@@ -10,16 +10,7 @@ from lmix.errors import ApplicationError
 from lmix.models import Assistant, Scenario, World
 
 from . import events
-from .frame_events import frame_sockets_close_on_commit
-from .models import (
-    ACTIVE_STATUSES,
-    CastMember,
-    Frame,
-    Production,
-    SpeakerKind,
-    Turn,
-    TurnStatus,
-)
+from .models import ACTIVE_STATUSES, CastMember, Production, SpeakerKind, Turn, TurnStatus
 from .selectors import cast_load, turn_branch
 from .speaker import CastEntry, SpokenTurn, next_speaker
 
@@ -248,8 +239,7 @@ def production_delete(*, production: Production) -> None:
     production_id = production.pk
     # Locked first: a frame created meanwhile (its key check waits on this lock) cannot
     # slip into the cascade without its sockets being closed.
+    # Its frames' sockets close through their own delete signal (synthesis/signals.py).
     Production.objects.select_for_update().filter(pk=production_id).first()
-    for frame_id in Frame.objects.filter(production_id=production_id).values_list("pk", flat=True):
-        frame_sockets_close_on_commit(frame_id)
     production.delete()
     events.revoke_production_sockets(production_id)

@@ -1,11 +1,28 @@
-"""Django admin for what happens in frames: read only, as its services alone keep windows,
-passes, outcomes and sockets in step (a change here would reach no player)."""
+"""Django admin for frames, their seats and what happens in them: read only, as their
+services alone keep windows, passes, outcomes and sockets in step (a change here would
+reach no player)."""
 
 from django.contrib import admin
 
 from lmix.admin import ViewOnly
 
-from .models import Liquid, Narrative, Outcome, Pass, TableTalk, Window
+from .models import Frame, Liquid, Narrative, Outcome, Pass, Seat, TableTalk, Window
+
+
+class SeatInline(ViewOnly, admin.TabularInline):
+    model = Seat
+    fields = ("position", "persona", "controller", "user", "assistant")
+    extra = 0
+
+
+@admin.register(Frame)
+class FrameAdmin(ViewOnly, admin.ModelAdmin):
+    list_display = ("name", "production", "owner", "status", "mode", "tempo", "seq", "created_at")
+    list_filter = ("status", "mode")
+    search_fields = ("name", "production__name", "owner__username")
+    list_select_related = ("production", "owner")
+    exclude = ("invite_code", "spectator_code")  # keys to the table, not for reading here
+    inlines = [SeatInline]
 
 
 @admin.register(Liquid)

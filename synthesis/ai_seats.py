@@ -19,16 +19,24 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete
 from lmix.text import has_visible_text
-from productions.frame_events import lock_frame
 from productions.knowledge import knowledge_text, name_for, public_name
-from productions.models import Frame, FrameStatus, Seat, SeatController
-from productions.selectors import seats_load
 
 from .budget import Work, budget_admits
 from .events import notify_liquid_flagged
+from .frame_events import lock_frame
+from .frame_selectors import seats_load
 from .guard import intention_flags
 from .liquid import liquid_commit, liquid_submit
-from .models import LIQUID_MAX, Liquid, LiquidStatus, Outcome
+from .models import (
+    LIQUID_MAX,
+    Frame,
+    FrameStatus,
+    Liquid,
+    LiquidStatus,
+    Outcome,
+    Seat,
+    SeatController,
+)
 
 logger = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).parent / "templates" / "synthesis"

@@ -13,23 +13,22 @@ from rest_framework.views import APIView
 from lmix.errors import ApplicationError
 from lmix.prepared import Param, Prepared
 from lmix.throttles import CodeLookupThrottledMixin
-from productions import frame_services
-from productions.frame_events import seat_body
-from productions.models import Frame, Seat
-from productions.selectors import (
+from productions.selectors import production_get
+
+from . import frames
+from . import liquid as liquid_services
+from .ai_seats import frame_advance
+from .frame_events import seat_body
+from .frame_selectors import (
     FrameAccess,
     frame_access_or_404,
     frame_access_to,
     frame_list,
     invite_preview,
-    production_get,
     spectated_frame,
 )
-
-from . import liquid as liquid_services
-from .ai_seats import frame_advance
 from .medium import medium_pass_retry
-from .models import Liquid, Pass, Window
+from .models import Frame, Liquid, Pass, Seat, Window
 from .selectors import (
     frame_view,
     liquid_body,
@@ -95,7 +94,7 @@ class ProductionFramesApi(APIView):
         production = production_get(owner=request.user, production_id=production_id)
         data = FrameCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
-        frame = frame_services.frame_create(production=production, **data.validated_data)
+        frame = frames.frame_create(production=production, **data.validated_data)
         access = frame_access_or_404(user=request.user, frame_id=frame.pk)
         return Response(frame_view(access), status=status.HTTP_201_CREATED)
 
@@ -127,7 +126,7 @@ class FrameDetailApi(APIView):
         access = _gm_access(request, frame_id)
         data = FrameUpdateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
-        frame_services.frame_update(frame=access.frame, **data.validated_data)
+        frames.frame_update(frame=access.frame, **data.validated_data)
         return Response(frame_view(access))
 
 
@@ -137,7 +136,7 @@ class FrameJoinApi(CodeLookupThrottledMixin, APIView):
         """Take an open seat with the frame's invite code."""
         data = FrameJoinSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        seat = frame_services.frame_join(
+        seat = frames.frame_join(
             user=request.user,
             invite_code=data.validated_data["invite_code"],
             seat_id=data.validated_data["seat"],
@@ -155,7 +154,7 @@ class SeatDetailApi(APIView):
             raise ApplicationError("No such seat in this frame.", status_code=404)
         data = SeatUpdateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
-        seat = frame_services.seat_update(frame=access.frame, seat=seat, **data.validated_data)
+        seat = frames.seat_update(frame=access.frame, seat=seat, **data.validated_data)
         return Response(seat_body(seat))
 
 
@@ -163,7 +162,7 @@ class FrameInviteApi(APIView):
     @extend_schema(request=None, responses={200: OpenApiResponse()})
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: a new invite code; the old one stops working."""
-        frame = frame_services.invite_rotate(frame=_gm_access(request, frame_id).frame)
+        frame = frames.invite_rotate(frame=_gm_access(request, frame_id).frame)
         return Response({"invite_code": frame.invite_code})
 
 
@@ -303,7 +302,7 @@ class FrameLeaveApi(APIView):
             raise ApplicationError(
                 "That is not your seat.", details={"seat": ["You do not play this seat."]}
             )
-        frame_services.seat_leave(seat=Seat.objects.get(pk=data.validated_data["seat"]))
+        frames.seat_leave(seat=Seat.objects.get(pk=data.validated_data["seat"]))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -352,9 +351,7 @@ class FrameSpectatorsApi(APIView):
         access = _gm_access(request, frame_id)
         data = SpectatorsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        frame = frame_services.spectators_set(
-            frame=access.frame, enabled=data.validated_data["enabled"]
-        )
+        frame = frames.spectators_set(frame=access.frame, enabled=data.validated_data["enabled"])
         return Response({"spectator_code": frame.spectator_code})
 
 

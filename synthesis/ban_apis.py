@@ -1,5 +1,5 @@
 """REST endpoints of a frame's bans: the players its GM kicked, who take no seat of it again
-until the GM lets them back (productions/frame_services.py: `seat_update`, `frame_join`)."""
+until the GM lets them back (frames.py: `seat_update`, `frame_join`)."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -8,8 +8,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lmix.errors import ApplicationError
-from productions import frame_services
-from productions.selectors import FrameAccess, frame_access_or_404, frame_ban_list
+
+from . import frames
+from .frame_selectors import FrameAccess, frame_access_or_404, frame_ban_list
 
 
 def _gm_access(request: Request, frame_id: object) -> FrameAccess:
@@ -35,5 +36,5 @@ class FrameBanDetailApi(APIView):
         """GM: allow a kicked player back: they may take an open seat again (404 when they
         are not banned from this frame)."""
         access = _gm_access(request, frame_id)
-        frame_services.frame_ban_lift(frame=access.frame, user_id=int(user_id))
+        frames.frame_ban_lift(frame=access.frame, user_id=int(user_id))
         return Response(status=status.HTTP_204_NO_CONTENT)

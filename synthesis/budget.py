@@ -25,9 +25,8 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from lmix.llm.meter import meter_read
-from productions.models import Seat
 
-from .models import Pass, Window, WindowStatus
+from .models import Pass, Seat, Window, WindowStatus
 
 logger = logging.getLogger(__name__)
 # A refusal the sweep repeats every second is logged once per this many seconds.

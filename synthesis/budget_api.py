@@ -6,9 +6,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lmix.errors import ApplicationError
-from productions.selectors import frame_access_or_404
 
 from .budget import budget_view
+from .frame_selectors import frame_access_or_404
 
 
 class FrameBudgetApi(APIView):

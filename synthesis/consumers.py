@@ -11,14 +11,15 @@ from lmix.errors import ApplicationError
 from lmix.realtime.coalesce import Coalescer
 from lmix.realtime.codes import CLOSE_GONE
 from lmix.realtime.consumers import GroupConsumer
-from productions.frame_events import (
+
+from .frame_events import (
     notify_online,
     notify_presence,
     socket_groups,
     spectator_group,
 )
-from productions.models import FrameStatus
-from productions.selectors import frame_access, spectated_frame
+from .frame_selectors import frame_access, spectated_frame
+from .models import FrameStatus
 
 
 class FrameSocket(GroupConsumer):

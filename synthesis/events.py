@@ -1,12 +1,13 @@
 """What synthesis events frame sockets are sent, and who reads each body (the
 `*_audiences` functions are pure: choosing recipients is a privacy decision, unit-tested).
-Groups, the frame's sequence and publishing are in productions/frame_events.py."""
+Groups, the frame's sequence and publishing are in synthesis/frame_events.py."""
 
 from typing import Any
 
 from lmix.prepared import Param, Prepared
 from lmix.realtime.publish import group_send, group_send_on_commit
-from productions.frame_events import (
+
+from .frame_events import (
     Audiences,
     frame_group,
     gm_group,
@@ -15,9 +16,7 @@ from productions.frame_events import (
     seat_group,
     spectator_group,
 )
-from productions.models import Frame, LiquidVisibility, Seat
-
-from .models import Liquid, Narrative, Outcome, Pass, Window
+from .models import Frame, Liquid, LiquidVisibility, Narrative, Outcome, Pass, Seat, Window
 
 _FROM_SEATS: Any = object()
 SEAT_PLAYER = Prepared(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from productions.models import Seat
+    from .models import Seat
 
 SHINGLE_WORDS = 4
 CONTENT_WORD = 4  # letters a word needs to carry meaning here

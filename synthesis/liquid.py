@@ -16,11 +16,21 @@ from lmix.throttles import (
     LiquidUserThrottle,
     attempts_count,
 )
-from productions.frame_events import frame_sockets_close_on_commit, lock_frame, notify_frame
-from productions.models import Frame, FrameStatus, Seat, SeatController
 
 from .events import notify_liquid
-from .models import Liquid, LiquidStatus, Pass, PassKind, Trigger, Window
+from .frame_events import frame_sockets_close_on_commit, lock_frame, notify_frame
+from .models import (
+    Frame,
+    FrameStatus,
+    Liquid,
+    LiquidStatus,
+    Pass,
+    PassKind,
+    Seat,
+    SeatController,
+    Trigger,
+    Window,
+)
 from .selectors import window_body
 from .windows import window_for_commit, windows_pause, windows_resume
 

@@ -2,15 +2,131 @@
 timers), passes (soft and medium LLM work), outcomes (shared bones) and narratives
 (personal flesh). Every lifecycle is a transition table moved with `lifecycle_move`."""
 
+import secrets
 import uuid
 
 from django.conf import settings
 from django.db import models
 
 from lmix.lifecycle import lifecycle_move
-from productions.models import Frame, Seat
+from lmix.models import NAME_MAX, Assistant, LLMModel, Owned, Persona
+from productions.models import Production
 
 LIQUID_MAX = 4000
+
+
+class FrameStatus(models.TextChoices):
+    OPEN = "open"
+    PAUSED = "paused"
+    CLOSED = "closed"
+
+
+class FrameMode(models.TextChoices):
+    PER_CHARACTER = "per_character"  # 0.7.5: each character's own window and narrative
+    SHARED = "shared"  # 0.7: one synthesis per commit for everyone, under a frame lock
+
+
+class LiquidVisibility(models.TextChoices):
+    ALL = "all"  # everyone in the frame reads everyone's submitted intentions
+    OWN = "own"  # players read their own; others see that something was submitted
+    GM = "gm"  # like OWN, and said so to the players: only the GM reads them all
+
+
+def new_invite_code() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class Frame(Owned):
+    """A live multiplayer scene of a production; its owner is the GM."""
+
+    production = models.ForeignKey(Production, on_delete=models.CASCADE, related_name="frames")
+    name = models.CharField(max_length=NAME_MAX)
+    status = models.CharField(max_length=16, choices=FrameStatus.choices, default="open")
+    mode = models.CharField(max_length=16, choices=FrameMode.choices, default="per_character")
+    tempo = models.FloatField(default=1.0)  # multiplies every window; 0 fires at once
+    liquid_visibility = models.CharField(
+        max_length=8, choices=LiquidVisibility.choices, default="all"
+    )
+    soft_model = models.ForeignKey(
+        LLMModel, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    medium_model = models.ForeignKey(
+        LLMModel, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
+    # A link to watch the outcomes only, while the GM allows it (None: no spectators).
+    spectator_code = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    seq = models.BigIntegerField(default=0)  # the last frame-wide event's number
+
+    class Meta(Owned.Meta):
+        db_table = "productions_frame"  # born in productions/ (migration 0007 moved it)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SeatController(models.TextChoices):
+    OPEN = "open"  # nobody plays it yet: an invite code takes it
+    HUMAN = "human"
+    AI = "ai"
+
+
+class Seat(models.Model):
+    """A character in a frame and who plays it: a user, an assistant, or nobody yet."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="seats")
+    persona = models.ForeignKey(Persona, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveSmallIntegerField(default=0)
+    controller = models.CharField(max_length=8, choices=SeatController.choices, default="open")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    assistant = models.ForeignKey(
+        Assistant, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        db_table = "productions_seat"
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["frame", "persona"], name="one_seat_per_persona"),
+            models.UniqueConstraint(
+                fields=["frame", "user"],
+                condition=models.Q(user__isnull=False),
+                name="one_seat_per_user",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(controller="open", user__isnull=True, assistant__isnull=True)
+                    | models.Q(controller="human", user__isnull=False, assistant__isnull=True)
+                    | models.Q(controller="ai", user__isnull=True, assistant__isnull=False)
+                ),
+                name="seat_controller_matches_player",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.persona} in {self.frame}"
+
+
+class FrameBan(models.Model):
+    """A player the GM removed from a frame: they take no seat of it again until the GM
+    lifts the ban (`synthesis/frames.py`: `seat_update`, `frame_join`)."""
+
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="bans")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "productions_frameban"
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["frame", "user"], name="one_ban_per_frame_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} banned from {self.frame}"
 
 
 class LiquidStatus(models.TextChoices):

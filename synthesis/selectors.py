@@ -7,15 +7,16 @@ from typing import Any
 from django.db.models import Q
 
 from lmix.models import LLMCall
-from productions.frame_events import seat_body
-from productions.frame_llm import FrameModels
-from productions.models import Frame, LiquidVisibility
-from productions.selectors import FrameAccess, seats_load
 
 from .budget import budget_view
+from .frame_events import seat_body
+from .frame_llm import FrameModels
+from .frame_selectors import FrameAccess, seats_load
 from .models import (
+    Frame,
     Liquid,
     LiquidStatus,
+    LiquidVisibility,
     Narrative,
     Outcome,
     Pass,

@@ -4,10 +4,9 @@ from rest_framework import serializers
 
 from lmix.models import Assistant, LLMModel
 from lmix.serializers import OwnedRelatedField
-from productions.frame_services import MAX_TEMPO
-from productions.models import FrameMode, LiquidVisibility, SeatController
 
-from .models import LIQUID_MAX, TALK_MAX
+from .frames import MAX_TEMPO
+from .models import LIQUID_MAX, TALK_MAX, FrameMode, LiquidVisibility, SeatController
 
 
 class FrameCreateSerializer(serializers.Serializer):

@@ -21,14 +21,13 @@ from lmix.llm.client import llm_structured
 from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
 from lmix.realtime.queued import is_queued
-from productions.frame_events import lock_frame
-from productions.frame_llm import FrameModels
 from productions.knowledge import knowledge_text, name_for
-from productions.models import Frame, Seat
-from productions.selectors import seats_for_prompts
 
 from .events import notify_liquid
-from .models import LIQUID_MAX, Liquid, LiquidStatus, Pass, PassKind, PassStatus
+from .frame_events import lock_frame
+from .frame_llm import FrameModels
+from .frame_selectors import seats_for_prompts
+from .models import LIQUID_MAX, Frame, Liquid, LiquidStatus, Pass, PassKind, PassStatus, Seat
 from .tasks import soft_key
 from .windows import WINDOW_SECONDS
 

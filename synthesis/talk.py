@@ -7,11 +7,10 @@ from django.db import transaction
 
 from lmix.errors import ApplicationError
 from lmix.text import has_visible_text
-from productions.frame_events import notify_frame
-from productions.models import FrameStatus
-from productions.selectors import FrameAccess
 
-from .models import TableTalk
+from .frame_events import notify_frame
+from .frame_selectors import FrameAccess
+from .models import FrameStatus, TableTalk
 from .selectors import talk_body
 
 

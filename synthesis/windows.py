@@ -11,12 +11,14 @@ from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.prepared import Param, Prepared
-from productions.frame_events import lock_frame
-from productions.models import Frame, FrameMode, FrameStatus
 
 from .budget import Work, budget_admits, window_work
 from .events import notify_liquid, notify_window
+from .frame_events import lock_frame
 from .models import (
+    Frame,
+    FrameMode,
+    FrameStatus,
     Liquid,
     LiquidStatus,
     Outcome,

@@ -26,7 +26,7 @@ from lmix.llm.base import LLMError, LLMInvalidOutput, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
-from productions.frame_events import lock_frame, next_seq
+from synthesis.frame_events import lock_frame, next_seq
 
 from ..events import notify_outcome
 from ..guard import seat_secrets, secret_flags

@@ -20,8 +20,8 @@ from django.db.models import QuerySet
 
 from lmix.prepared import Param, Prepared, together
 from productions.knowledge import knowledge_text, public_name
-from productions.models import Frame, FrameMode, LiquidVisibility, Seat
-from productions.selectors import seats_for_prompts_reads, seats_with_memberships
+from synthesis.frame_selectors import seats_for_prompts_reads, seats_with_memberships
+from synthesis.models import Frame, FrameMode, LiquidVisibility, Seat
 
 from ..models import (
     Liquid,

@@ -13,7 +13,7 @@ from lmix.llm.tokens import count_tokens
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
 from lmix.realtime.stream import TextStream
-from productions.frame_events import lock_frame
+from synthesis.frame_events import lock_frame
 
 from ..events import (
     notify_liquid,

@@ -20,7 +20,7 @@ from lmix.llm.base import Message
 from lmix.llm.client import params_for
 from lmix.llm.tokens import context_window, fits
 from lmix.models import LLMModel
-from productions.models import Seat
+from synthesis.models import Seat
 
 from ..models import Outcome, Trigger
 from .context import Action, MediumContext, flat

@@ -23,10 +23,10 @@ from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared, together
 from lmix.realtime.leases import lease_held, on_heartbeat
 from lmix.realtime.queued import enqueue_lost
-from productions.frame_events import lock_frame
-from productions.frame_llm import FrameModels
-from productions.models import Frame, FrameMode, Seat
-from productions.selectors import seats_load
+from synthesis.frame_events import lock_frame
+from synthesis.frame_llm import FrameModels
+from synthesis.frame_selectors import seats_load
+from synthesis.models import Frame, FrameMode, Seat
 
 from ..events import notify_pass_failed, notify_window
 from ..models import (
@@ -224,7 +224,7 @@ def _flesh_run(pass_: Pass, lease: PassLease) -> bool:
 
 
 def medium_model(*, frame: Frame, seat: Seat) -> LLMModel:
-    """The model the seat's pass plays on (productions/frame_llm.py): the frame's medium
+    """The model the seat's pass plays on (synthesis/frame_llm.py): the frame's medium
     model if the GM chose one, else the character's assistant's, else the cast's most
     common, else the GM's default. Read when the pass runs: a change meanwhile is taken by
     the next pass, never by a running one.

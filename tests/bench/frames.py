@@ -69,9 +69,9 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from lmix.heap import freeze_startup_objects  # noqa: E402
 from lmix.llm.tokens import count_message_tokens  # noqa: E402
 from lmix.models import LLMModel  # noqa: E402
-from productions.frame_services import frame_create, frame_join  # noqa: E402
-from productions.models import Frame, Seat  # noqa: E402
 from productions.services import production_create  # noqa: E402
+from synthesis.frames import frame_create, frame_join  # noqa: E402
+from synthesis.models import Frame, Seat  # noqa: E402
 from tests.factories import (  # noqa: E402
     AssistantFactory,
     ScenarioFactory,

@@ -13,8 +13,8 @@ import uuid
 from django.conf import settings
 from django.test import Client
 
-from productions.frame_events import frame_group
-from productions.frame_services import frame_join
+from synthesis.frame_events import frame_group
+from synthesis.frames import frame_join
 from tests.factories import UserFactory
 from tests.live_processes import child_env, free_port, web_process
 from tests.lmix.test_sockets_live import open_tab, publish, rss_bytes, settled, storm

@@ -16,12 +16,12 @@ from pydantic import BaseModel
 from lmix.llm.base import CallConfig, Message, Usage
 from lmix.llm.offline import SCENE_END, SCENE_START, OfflineNarrator
 from lmix.models import Affiliation, Membership, Persona, Scenario, World
-from productions.models import Frame, Production, Seat, Turn
+from productions.models import Production, Turn
 from productions.prompting import CONTINUE_CUE, IMPERSONATE_CUE, NEXT_CUE, build_messages
 from synthesis.ai_seats import ai_prompt, intention_text, seat_names
 from synthesis.medium.bones import Bones
 from synthesis.medium.prompts import action_line, template
-from synthesis.models import Liquid, Outcome
+from synthesis.models import Frame, Liquid, Outcome, Seat
 from synthesis.soft import SoftAnalysis, soft_messages
 
 CONFIG = CallConfig(provider="offline", endpoint="offline://narrator", model_id="narrator")

@@ -4,9 +4,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from lmix.models import LLMCall, LLMModel, Persona, World
-from productions.frame_services import frame_join
-from productions.models import Frame, Production, Seat, SeatController
-from synthesis.models import Liquid
+from productions.models import Production
+from synthesis.frames import frame_join
+from synthesis.models import Frame, Liquid, Seat, SeatController
 from tests.conftest import CsrfApiClient, logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import make_frame

@@ -4,8 +4,9 @@ object, deleting it is a 409 naming them and nothing is deleted; unused, it goes
 import pytest
 
 from lmix.models import Affiliation, Assistant, LLMModel, Membership, Persona, Scenario, World
-from productions.frame_services import frame_create
-from productions.models import CastMember, Frame, Production
+from productions.models import CastMember, Production
+from synthesis.frames import frame_create
+from synthesis.models import Frame
 from tests.factories import (
     AffiliationFactory,
     AssistantFactory,

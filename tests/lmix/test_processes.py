@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from lmix.heap import freeze_startup_objects
-from productions.models import Seat
+from synthesis.models import Seat
 
 
 def backend_pid() -> int:

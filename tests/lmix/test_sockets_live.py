@@ -20,7 +20,7 @@ from django.conf import settings
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from productions.frame_events import frame_group
+from synthesis.frame_events import frame_group
 from tests.live_processes import child_env, free_port, web_process
 from tests.productions.conftest import session_cookie
 from tests.synthesis.conftest import make_frame, seat_player

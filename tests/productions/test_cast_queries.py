@@ -3,10 +3,11 @@
 import pytest
 
 from lmix.models import Persona
-from productions.frame_services import frame_create
 from productions.knowledge import knowledge_text
-from productions.selectors import cast_load, seats_for_prompts
+from productions.selectors import cast_load
 from productions.services import production_create
+from synthesis.frame_selectors import seats_for_prompts
+from synthesis.frames import frame_create
 from tests.factories import (
     AffiliationFactory,
     AssistantFactory,

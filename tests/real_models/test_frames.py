@@ -8,7 +8,7 @@ import json
 import pytest
 
 from lmix.models import LLMCall, LLMModel
-from productions.frame_services import frame_create
+from synthesis.frames import frame_create
 from synthesis.models import Liquid, Narrative, Outcome, Pass
 from tests.conftest import logged_in_client
 from tests.productions.conftest import make_production

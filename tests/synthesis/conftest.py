@@ -6,10 +6,9 @@ import pytest
 from django.utils import timezone
 
 from lmix.realtime import publish
-from productions.frame_services import frame_create, frame_join
-from productions.models import Frame
 from synthesis import medium
-from synthesis.models import Liquid, Pass, Window
+from synthesis.frames import frame_create, frame_join
+from synthesis.models import Frame, Liquid, Pass, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.fakes.llm_server import FakeLLMServer

@@ -4,8 +4,7 @@ services keep windows, passes and sockets in step)."""
 import pytest
 from django.urls import reverse
 
-from productions.models import Frame
-from synthesis.models import Liquid, Narrative, Outcome, Pass, TableTalk, Window
+from synthesis.models import Frame, Liquid, Narrative, Outcome, Pass, TableTalk, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene

@@ -5,12 +5,11 @@ gives away its real name is flagged to the GM and to nobody else."""
 import pytest
 
 from lmix.llm.base import Completion
-from productions.models import Frame
-from productions.selectors import FrameAccess, seats_load
 from synthesis import ai_seats, events
 from synthesis.ai_seats import ai_prompt, intention_text, seat_names
+from synthesis.frame_selectors import FrameAccess, seats_load
 from synthesis.guard import intention_flags
-from synthesis.models import Liquid, Outcome
+from synthesis.models import Frame, Liquid, Outcome
 from synthesis.selectors import frame_view
 from tests.synthesis.conftest import make_frame, seat_player
 

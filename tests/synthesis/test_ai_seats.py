@@ -7,10 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from productions.models import Frame
-from productions.selectors import seats_load
 from synthesis import ai_seats
-from synthesis.models import Liquid, Outcome
+from synthesis.frame_selectors import seats_load
+from synthesis.models import Frame, Liquid, Outcome
 from tests.synthesis.conftest import make_frame, seat_player
 
 pytestmark = pytest.mark.django_db

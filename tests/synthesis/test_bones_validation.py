@@ -10,9 +10,9 @@ from pydantic import ValidationError
 
 from lmix.llm.base import Message
 from lmix.models import LLMModel
-from productions.frame_events import gm_group, seat_group
-from productions.selectors import frame_access
 from synthesis.events import PLAYER_PASS_ERROR
+from synthesis.frame_events import gm_group, seat_group
+from synthesis.frame_selectors import frame_access
 from synthesis.medium import Bones, bones_apply, gather
 from synthesis.medium.bones import bones_check, bones_max_tokens, bones_wire
 from synthesis.medium.prompts import BONES_REPLY_TOKENS, template

@@ -10,9 +10,9 @@ from channels.testing import WebsocketCommunicator
 
 from lmix.realtime import publish
 from lmix.realtime.codes import CLOSE_GONE
-from productions.frame_services import spectators_set
-from productions.models import Frame
+from synthesis.frames import spectators_set
 from synthesis.liquid import frame_status_set
+from synthesis.models import Frame
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import make_frame, seat_player

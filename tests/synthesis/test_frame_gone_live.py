@@ -12,7 +12,7 @@ from django.conf import settings
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 
-from productions.frame_services import frame_create, frame_join, spectators_set
+from synthesis.frames import frame_create, frame_join, spectators_set
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.live_processes import (

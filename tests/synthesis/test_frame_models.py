@@ -13,13 +13,14 @@ from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.models import OFFLINE_ENDPOINT, LLMCall, LLMModel
-from productions.frame_events import frame_group
-from productions.frame_llm import FrameModels
-from productions.frame_services import frame_create, frame_update, seat_update
-from productions.models import CastMember, Frame
+from productions.models import CastMember
 from synthesis import medium
+from synthesis.frame_events import frame_group
+from synthesis.frame_llm import FrameModels
+from synthesis.frames import frame_create, frame_update, seat_update
 from synthesis.liquid import liquid_submit
 from synthesis.medium import run as run_module
+from synthesis.models import Frame
 from synthesis.soft import SOFT_MAX_TOKENS, soft_pass_run
 from tests.factories import AssistantFactory, UserFactory
 from tests.productions.conftest import make_production

@@ -8,8 +8,8 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from lmix.asgi import application
-from productions.frame_services import seat_update
 from synthesis.events import notify_narrative_token
+from synthesis.frames import seat_update
 from synthesis.models import Narrative
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory

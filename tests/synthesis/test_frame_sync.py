@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from productions.models import Frame
-from synthesis.models import Pass, Window
+from synthesis.models import Frame, Pass, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import make_frame, seat_player

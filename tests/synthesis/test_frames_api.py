@@ -3,7 +3,7 @@ GM; a user who is neither GM nor seated learns nothing, not even that the frame 
 
 import pytest
 
-from productions.models import Frame, Seat
+from synthesis.models import Frame, Seat
 from tests.synthesis.conftest import make_frame, seat_player
 
 pytestmark = pytest.mark.django_db

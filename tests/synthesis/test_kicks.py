@@ -10,10 +10,9 @@ from channels.db import database_sync_to_async
 from django.db import transaction
 
 from lmix.realtime import publish
-from productions.frame_events import frame_group, gm_group, seat_group
-from productions.models import FrameBan
 from synthesis.events import notify_liquid
-from synthesis.models import Liquid, Narrative, Window
+from synthesis.frame_events import frame_group, gm_group, seat_group
+from synthesis.models import FrameBan, Liquid, Narrative, Window
 from synthesis.windows import window_cancel
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory

@@ -5,9 +5,8 @@ an AI seat) writes for it, and others read its text only as the frame allows."""
 import pytest
 
 from lmix.models import LLMModel
-from productions.models import Frame
 from synthesis.events import liquid_audiences
-from synthesis.models import Liquid, Pass
+from synthesis.models import Frame, Liquid, Pass
 from synthesis.selectors import liquid_body
 from synthesis.soft import SoftAnalysis, heuristics, soft_result_store
 from tests.fakes.llm_server import FakeLLMServer, Reply

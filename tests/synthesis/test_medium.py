@@ -14,10 +14,10 @@ from lmix.llm.base import CallConfig, Message, Usage
 from lmix.llm.offline import OfflineNarrator
 from lmix.models import LLMCall, LLMModel
 from lmix.prepared import Prepared
-from productions.frame_events import gm_group, next_seq, seat_group
-from productions.selectors import frame_access
 from synthesis import medium
 from synthesis.events import PLAYER_PASS_ERROR
+from synthesis.frame_events import gm_group, next_seq, seat_group
+from synthesis.frame_selectors import frame_access
 from synthesis.medium import bones as bones_module
 from synthesis.medium import context as context_module
 from synthesis.medium import run as run_module

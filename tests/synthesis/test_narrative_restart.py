@@ -10,8 +10,8 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from lmix.models import LLMModel
-from productions.frame_services import spectators_set
 from synthesis import medium
+from synthesis.frames import spectators_set
 from synthesis.medium import flesh as flesh_module
 from synthesis.medium import run as run_module
 from synthesis.models import Narrative, Pass

@@ -11,9 +11,8 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.urls import resolve
 
-from productions.models import Frame, Seat
 from synthesis import urls as synthesis_urls
-from synthesis.models import Liquid, Pass, TableTalk, Window
+from synthesis.models import Frame, Liquid, Pass, Seat, TableTalk, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene

@@ -12,7 +12,7 @@ from django.db import connection
 
 from lmix.checks import check_throttle_rates
 from lmix.errors import ApplicationError
-from productions.frame_services import frame_join, spectators_set
+from synthesis.frames import frame_join, spectators_set
 from synthesis.liquid import liquid_submit
 from synthesis.models import Liquid, Pass, TableTalk
 from tests.conftest import logged_in_client

@@ -9,13 +9,6 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from lmix.realtime import publish
-from productions.frame_events import (
-    notify_presence,
-    socket_groups,
-)
-from productions.frame_services import frame_join, seat_leave, seat_update, spectators_set
-from productions.models import Frame, Seat
-from productions.selectors import FrameAccess, frame_access
 from synthesis.consumers import SpectatorConsumer
 from synthesis.events import (
     PLAYER_PASS_ERROR,
@@ -27,8 +20,14 @@ from synthesis.events import (
     notify_pass_failed,
     pass_failed_audiences,
 )
+from synthesis.frame_events import (
+    notify_presence,
+    socket_groups,
+)
+from synthesis.frame_selectors import FrameAccess, frame_access
+from synthesis.frames import frame_join, seat_leave, seat_update, spectators_set
 from synthesis.liquid import frame_status_set
-from synthesis.models import Liquid, Narrative, Outcome, Pass, Window
+from synthesis.models import Frame, Liquid, Narrative, Outcome, Pass, Seat, Window
 from synthesis.talk import talk_post
 from synthesis.windows import window_cancel
 from tests.factories import UserFactory

@@ -9,8 +9,8 @@ from datetime import timedelta
 
 import pytest
 
-from productions.frame_services import frame_create, frame_join
 from synthesis import ai_seats
+from synthesis.frames import frame_create, frame_join
 from synthesis.liquid import liquid_commit, liquid_submit
 from synthesis.models import Liquid, Narrative, Outcome, Pass, Window
 from synthesis.tasks import ai_act_task

@@ -18,10 +18,10 @@ from lmix.llm.base import CallConfig, Completion, Message, Usage
 from lmix.llm.offline import OfflineNarrator
 from lmix.models import LLMModel, Membership
 from lmix.realtime import publish
-from productions.frame_events import frame_group, seat_group, spectator_group
-from productions.frame_services import frame_create, frame_join
 from productions.services import production_create
 from synthesis import medium
+from synthesis.frame_events import frame_group, seat_group, spectator_group
+from synthesis.frames import frame_create, frame_join
 from synthesis.liquid import liquid_commit, liquid_submit
 from synthesis.models import Pass
 from synthesis.soft import soft_pass_run

@@ -4,8 +4,8 @@ only."""
 
 import pytest
 
-from productions.frame_events import frame_group, gm_group, seat_group
-from productions.selectors import frame_access
+from synthesis.frame_events import frame_group, gm_group, seat_group
+from synthesis.frame_selectors import frame_access
 from synthesis.medium import run as run_module
 from synthesis.models import Narrative, Outcome, Pass, Window
 from synthesis.selectors import frame_view

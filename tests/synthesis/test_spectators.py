@@ -6,9 +6,9 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from lmix.asgi import application
-from productions.frame_services import spectators_set
-from productions.selectors import frame_access
 from synthesis.events import notify_narrative_token, notify_outcome, notify_window
+from synthesis.frame_selectors import frame_access
+from synthesis.frames import spectators_set
 from synthesis.liquid import liquid_submit
 from synthesis.models import Narrative, Outcome, Window
 from synthesis.talk import talk_post

@@ -8,10 +8,9 @@ import pytest
 from django.utils import timezone
 
 from productions import frame_events
-from productions.models import Frame
 from synthesis import windows
 from synthesis.liquid import frame_status_set, liquid_commit, liquid_submit
-from synthesis.models import Liquid, Outcome, Pass, Window
+from synthesis.models import Frame, Liquid, Outcome, Pass, Window
 from synthesis.selectors import pass_list, window_body
 from tests.synthesis.conftest import make_frame, seat_player
 

@@ -10,20 +10,24 @@ from django.db import transaction
 from lmix.errors import ApplicationError
 from lmix.models import Assistant, LLMModel
 from lmix.realtime.publish import revoke_on_commit
+from productions.models import Production
+from productions.selectors import cast_load
 
-from .frame_events import lock_frame
+from .events import notify_liquid
+from .frame_events import frame_group, lock_frame, notify_frame, seat_body, spectator_group
+from .frame_selectors import is_uuid
 from .models import (
     Frame,
     FrameBan,
     FrameMode,
     FrameStatus,
+    Liquid,
+    LiquidStatus,
     LiquidVisibility,
-    Production,
     Seat,
     SeatController,
     new_invite_code,
 )
-from .selectors import cast_load, is_uuid
 
 MAX_TEMPO = 100.0
 BANNED = (
@@ -237,7 +241,6 @@ def invite_rotate(*, frame: Frame) -> Frame:
 def spectators_set(*, frame: Frame, enabled: bool) -> Frame:
     """The GM lets spectators watch (a new link each time) or stops them: every open
     spectator socket closes, and the old link shows nothing any more."""
-    from .frame_events import spectator_group
 
     frame = Frame.objects.select_for_update().get(pk=frame.pk)
     if frame.spectator_code:
@@ -263,11 +266,6 @@ def _withdraw_pending(frame: Frame, seat: Seat) -> None:
     """Withdraw the seat's submitted intentions as their player would, events included: a
     new occupant must not commit (or read) them. Committed ones are already in a window
     and stay there: its medium pass narrates them for the seat."""
-    # Liquid is synthesis's; imported here, as the events are, to keep the apps' imports
-    # one way at load time.
-    from synthesis.events import notify_liquid
-    from synthesis.models import Liquid, LiquidStatus
-
     for liquid in Liquid.objects.filter(seat=seat, status=LiquidStatus.SUBMITTED):
         if Liquid.move(liquid.pk, LiquidStatus.WITHDRAWN, only_from=(LiquidStatus.SUBMITTED,)):
             liquid.refresh_from_db()
@@ -278,7 +276,6 @@ def _revoke_player(frame: Frame, user_id: object) -> None:
     """Once committed, that user's sockets on the frame close (the GM keeps theirs)."""
     if user_id == frame.owner_id:
         return
-    from .frame_events import frame_group
 
     revoke_on_commit(frame_group(frame.pk), user_id=user_id)
 
@@ -294,7 +291,6 @@ def _stored_value(value: object) -> object:
 def _frame_changed(frame: Frame) -> None:
     """Everyone, spectators too, reads the frame's new settings (its models are the GM's:
     the GM's page reads them again)."""
-    from .frame_events import notify_frame
 
     notify_frame(
         frame.pk,
@@ -310,6 +306,5 @@ def _frame_changed(frame: Frame) -> None:
 
 
 def _seat_changed(seat: Seat) -> None:
-    from .frame_events import notify_frame, seat_body
 
     notify_frame(seat.frame_id, {"type": "seat.changed", "seat": seat_body(seat)})

@@ -21,10 +21,10 @@ from django.db import connection
 
 from lmix.realtime.codes import CLOSE_GONE
 from lmix.realtime.publish import group_send, group_send_on_commit, revoke_on_commit
+from productions.knowledge import public_name
 
-from .knowledge import public_name
+from .frame_selectors import FrameAccess
 from .models import Frame, Seat
-from .selectors import FrameAccess
 
 Audiences = dict[str, dict[str, Any]]  # group → the body its sockets receive
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from lmix.models import Assistant, LLMModel
+from productions.models import CastMember
 
-from .models import CastMember, Frame, Seat
+from .models import Frame, Seat
 
 
 class Source:

@@ -1,0 +1,180 @@
+"""Reads of frames: who may see a frame and what, its seats for prompts and pages, invites,
+spectator links and bans."""
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from lmix.errors import ApplicationError
+from lmix.models import Membership
+from lmix.prepared import Param, Prepared, Statement, together
+from productions.knowledge import memberships_attach, memberships_prefetch, public_name
+
+from .models import Frame, FrameBan, Seat
+
+
+@dataclass(frozen=True)
+class FrameAccess:
+    """What one user may do in one frame: the GM sees everything; a player their seat."""
+
+    frame: Frame
+    is_gm: bool
+    seat_ids: frozenset[uuid.UUID]
+    # Who reads: a seat's previous players' intentions are not its new player's to read.
+    user_id: object = None
+
+
+def frame_list(*, user: AbstractBaseUser) -> QuerySet[Frame]:
+    """Frames the user runs (GM) or sits in."""
+    return (
+        Frame.objects.filter(Q(owner=user) | Q(seats__user=user))
+        .distinct()
+        .select_related("production")
+        .order_by("-created_at")
+    )
+
+
+# Every request and socket of a frame asks these first.
+FRAME_WITH_PRODUCTION = Prepared(
+    lambda: Frame.objects.filter(pk=Param(Frame, "pk")).select_related("production")
+)
+SEATS_OF_USER = Prepared(
+    lambda: Seat.objects.filter(frame=Param(Seat, "frame"), user=Param(Seat, "user")).values_list(
+        "pk", flat=True
+    )
+)
+
+
+def frame_access(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess | None:
+    """The user's access to the frame, or None when they are neither its GM nor seated."""
+    if not user.is_authenticated or not is_uuid(frame_id):
+        return None
+    frame = FRAME_WITH_PRODUCTION.one(pk=frame_id)
+    return frame_access_to(user=user, frame=frame) if frame is not None else None
+
+
+def frame_access_to(*, user: AbstractBaseUser, frame: Frame) -> FrameAccess | None:
+    """`frame_access` for a frame the caller already read (with its production)."""
+    if not user.is_authenticated:
+        return None
+    seat_ids = frozenset(SEATS_OF_USER.rows(frame=frame.pk, user=user.pk))
+    is_gm = frame.owner_id == user.pk
+    if not is_gm and not seat_ids:
+        return None
+    return FrameAccess(frame=frame, is_gm=is_gm, seat_ids=seat_ids, user_id=user.pk)
+
+
+def frame_access_or_404(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess:
+    """`frame_access`, or a 404 that says nothing about whether the frame exists."""
+    access = frame_access(user=user, frame_id=frame_id)
+    if access is None:
+        raise Http404("No such frame.")
+    return access
+
+
+SEATS_FOR_PROMPTS = Prepared(
+    lambda: Seat.objects.filter(frame=Param(Seat, "frame")).select_related("persona")
+)
+SEATED_MEMBERSHIPS = Prepared(
+    lambda: memberships_prefetch().queryset.filter(
+        persona__in=Seat.objects.filter(frame=Param(Seat, "frame")).values("persona")
+    )
+)
+
+
+def seats_for_prompts(*, frame: Frame) -> list[Seat]:
+    """The frame's seats in order with what prompts read of them: their personas and
+    memberships (two queries, one round trip). Lighter than `seats_load` (no players or
+    assistants), for the passes that run on every submit and commit."""
+    return seats_with_memberships(*together(*seats_for_prompts_reads(frame_id=frame.pk)))
+
+
+def seats_for_prompts_reads(*, frame_id: object) -> tuple[Statement, Statement]:
+    """`seats_for_prompts`' two reads, to send with others (`together`)."""
+    return SEATS_FOR_PROMPTS.read(frame=frame_id), SEATED_MEMBERSHIPS.read(frame=frame_id)
+
+
+def seats_with_memberships(seats: list[Seat], memberships: list[Membership]) -> list[Seat]:
+    memberships_attach([seat.persona for seat in seats], memberships)
+    return seats
+
+
+def seats_load(*, frame: Frame) -> list[Seat]:
+    """The frame's seats in order with their personas (memberships too, so compiling and
+    naming ask nothing more), players and assistants: two queries."""
+    return list(
+        Seat.objects.filter(frame=frame)
+        .select_related("persona", "user", "assistant__model", "assistant__persona")
+        .prefetch_related(memberships_prefetch("persona__"))
+    )
+
+
+def is_uuid(value: object) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def invite_preview(*, user: AbstractBaseUser, invite_code: str) -> dict[str, Any]:
+    """What an invite shows a signed-in user before they take a seat: the frame, and each
+    seat's character as everyone may see it (public name, avatar, universal truth) with
+    who holds it. Nothing secret: knowing a code lets one take an open seat, nothing more.
+
+    Raises:
+        ApplicationError: no frame has that code, a rotated code included (404).
+    """
+    frame = (
+        Frame.objects.filter(invite_code=invite_code).select_related("production").first()
+        if invite_code
+        else None
+    )
+    if frame is None:
+        raise ApplicationError(
+            "This invite link is not valid (any more). Ask the GM for a new one.",
+            status_code=404,
+        )
+    seats = list(Seat.objects.filter(frame=frame).select_related("persona", "user"))
+    return {
+        "frame": {
+            "id": str(frame.pk),
+            "name": frame.name,
+            "production_name": frame.production.name,
+            "status": frame.status,
+            "mode": frame.mode,
+        },
+        "my_seat": next((str(s.pk) for s in seats if s.user_id == user.pk), None),
+        "seats": [
+            {
+                "id": str(seat.pk),
+                "persona": str(seat.persona_id),
+                "name": public_name(seat.persona),
+                "avatar_url": seat.persona.avatar_url,
+                "universal_truth": seat.persona.universal_truth,
+                "controller": seat.controller,
+                "player": seat.user.username if seat.user_id else None,
+            }
+            for seat in seats
+        ],
+    }
+
+
+def spectated_frame(*, code: str) -> Frame | None:
+    """The frame a spectator link shows, while the GM allows it."""
+    if not code:
+        return None
+    return Frame.objects.filter(spectator_code=code).select_related("production").first()
+
+
+def frame_ban_list(*, frame: Frame) -> list[dict[str, Any]]:
+    """The players the GM removed from the frame, oldest first, for the GM's page."""
+    bans = FrameBan.objects.filter(frame=frame).select_related("user")
+    return [
+        {"user": ban.user_id, "player": ban.user.username, "banned_at": ban.created_at.isoformat()}
+        for ban in bans
+    ]
