@@ -1,5 +1,2 @@
-"""LMiX project package: settings, authoring data, LLM providers and the Celery app."""
-
-from .celery import app as celery_app
-
-__all__ = ["celery_app"]
+"""LMiX core: errors, lifecycles, leases and realtime, LLM providers, accounts and the
+models every app shares (LLM models, their calls)."""

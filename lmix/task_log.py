@@ -2,7 +2,7 @@
 and a ready line (docs/tasks.md, "Logs"). Lines are `key=value` pairs after the message,
 so `grep task=synthesis.tasks.flesh_task` or a log shipper can pick them apart.
 
-Django's LOGGING (lmix/settings.py) configures a worker's logging as it does the web's:
+Django's LOGGING (config/settings.py) configures a worker's logging as it does the web's:
 Celery is told not to replace it (`setup_logging`), so `--loglevel` changes nothing and
 Celery's own lines stay at WARNING; these say what matters in one shape (how long a task
 ran, on which queue).

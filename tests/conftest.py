@@ -141,7 +141,7 @@ def settle_the_worker(request):
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup, django_db_blocker):
     """A real Celery worker (threads pool) on the configured broker: memory:// or Redis."""
-    from lmix.embedded_worker import embedded_worker
+    from config.embedded_worker import embedded_worker
 
     global _worker_running
     with django_db_blocker.unblock(), embedded_worker(concurrency=2) as worker:

@@ -40,7 +40,7 @@ def child_env(**overrides: str) -> dict[str, str]:
     }
     env["DATABASE_URL"] = database_url()
     env["LMIX_DATA_DIR"] = str(settings.DATA_DIR)
-    env["DJANGO_SETTINGS_MODULE"] = "lmix.settings"
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     if settings.REDIS_URL:
         url = urlsplit(settings.REDIS_URL)
         database = (int(url.path.strip("/") or 0) + 1) % 16  # the next Redis database
@@ -69,7 +69,7 @@ def worker_process(
             "-m",
             "celery",
             "-A",
-            "lmix",
+            "config",
             "worker",
             "--pool",
             "threads",

@@ -10,6 +10,7 @@ import logging
 import threading
 import time
 
+from celery import current_app as app
 from django.conf import settings
 from django.db import close_old_connections
 
@@ -22,8 +23,6 @@ _stop = threading.Event()
 
 def sweep_once(names: list[str] | None = None) -> None:
     """Run the scheduled sweeps (or the named ones) in this thread, now."""
-    from lmix.celery import app
-
     for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
         if names is not None and name not in names:
             continue
@@ -36,8 +35,6 @@ def sweep_once(names: list[str] | None = None) -> None:
 
 
 def _loop() -> None:
-    from lmix.celery import app
-
     # A web process never started a worker, so the apps' tasks are not imported yet.
     app.loader.import_default_modules()
     due = dict.fromkeys(settings.CELERY_BEAT_SCHEDULE, 0.0)

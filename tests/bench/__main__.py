@@ -15,7 +15,7 @@ import time
 from tests.bench.scratch import scratch_database
 
 os.environ["LMIX_OFFLINE_STREAM_DELAY"] = "0"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 scratch_database()
 
 import django  # noqa: E402

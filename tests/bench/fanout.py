@@ -21,7 +21,7 @@ import time
 import uuid
 from typing import Any
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django  # noqa: E402
 

@@ -48,7 +48,7 @@ from unittest import mock
 from tests.bench.scratch import scratch_database
 
 os.environ["LMIX_OFFLINE_STREAM_DELAY"] = "0"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 scratch_database()
 
 import django  # noqa: E402
@@ -243,7 +243,7 @@ def services(stack: ExitStack, log: Path, **env_overrides: str) -> tuple[int, st
     for queue, threads in [("short", THREADS), ("streams", STREAM_THREADS)]:
         # As docker-compose.yml runs them: the streams worker niced (docs/tasks.md).
         nice = ["nice", "-n", "10"] if queue == "streams" else []
-        worker = [*nice, sys.executable, "-m", "celery", "-A", "lmix", "worker"]
+        worker = [*nice, sys.executable, "-m", "celery", "-A", "config", "worker"]
         worker += ["--pool", "threads", "--queues", queue, "--hostname", f"{queue}@bench"]
         worker += ["--concurrency", str(threads), "--loglevel", "WARNING"]
         worker += ["--without-mingle", "--without-gossip"]

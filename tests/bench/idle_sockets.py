@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tests.bench.scratch import scratch_database
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 scratch_database()
 
 import django  # noqa: E402

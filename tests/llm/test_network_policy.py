@@ -240,7 +240,7 @@ def test_a_malformed_entry_stops_the_server_at_start(settings, entry):
 def _default_in(**env: str) -> str:
     environ = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CELERY_BROKER_URL")}
     environ.pop("LMIX_LLM_ALLOWED_NETWORKS", None)
-    code = "import lmix.settings as s; print(','.join(s.LMIX_LLM_ALLOWED_NETWORKS))"
+    code = "import config.settings as s; print(','.join(s.LMIX_LLM_ALLOWED_NETWORKS))"
     return subprocess.run(
         [sys.executable, "-c", code],
         env={**environ, **env},

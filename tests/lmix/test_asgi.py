@@ -1,4 +1,4 @@
-"""The HTTP side of the ASGI application (lmix/asgi.py): a request's middleware and view
+"""The HTTP side of the ASGI application (config/asgi.py): a request's middleware and view
 run in one call on the request's thread, which is kept for later requests, and behave as
 under Django's own handler."""
 
@@ -11,7 +11,7 @@ import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
 from channels.testing import HttpCommunicator
 
-from lmix.asgi import RequestThreads, application
+from config.asgi import RequestThreads, application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

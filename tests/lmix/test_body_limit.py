@@ -8,7 +8,7 @@ import logging
 import pytest
 from channels.testing import HttpCommunicator
 
-from lmix.asgi import application
+from config.asgi import application
 from lmix.models import World
 
 LIMIT = 1000

@@ -11,7 +11,7 @@ from unittest import mock
 import pytest
 from asgiref.sync import sync_to_async
 
-from lmix.asgi import RequestThreads
+from config.asgi import RequestThreads
 from lmix.heap import QuietCollector, collector, due_generation
 from lmix.realtime.transport import LimitedWebSocketProtocol
 
@@ -132,9 +132,10 @@ def test_serve_collects_on_daphnes_loop_while_it_serves_and_hands_back_after(mon
 
     built: list[Server] = []
     monkeypatch.setattr(
-        "lmix.management.commands.serve.Server", lambda **kw: built.append(Server(**kw)) or built[0]
+        "config.management.commands.serve.Server",
+        lambda **kw: built.append(Server(**kw)) or built[0],
     )
-    monkeypatch.setattr("lmix.management.commands.serve.freeze_startup_objects", lambda: None)
+    monkeypatch.setattr("config.management.commands.serve.freeze_startup_objects", lambda: None)
     call_command("serve", "--worker", "no", "--quiet")
     assert states == [False, True]
     assert built[0].ws_factory.protocol is LimitedWebSocketProtocol  # the sockets' limits

@@ -7,7 +7,7 @@ import pytest
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.testing import WebsocketCommunicator
 
-from lmix.asgi import application
+from config.asgi import application
 from lmix.realtime.codes import CLOSE_UNAUTHENTICATED
 from lmix.realtime.origin import OriginValidator, parse_origin
 

@@ -4,7 +4,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
-from lmix.asgi import application
+from config.asgi import application
 from lmix.models import LLMModel
 from productions.services import production_create
 from tests.factories import (

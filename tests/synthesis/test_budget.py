@@ -9,7 +9,7 @@ import uuid
 import pytest
 from django.db import transaction
 
-from lmix.celery import app
+from config.celery import app
 from lmix.llm import meter
 from lmix.llm.base import Message
 from lmix.llm.client import llm_complete

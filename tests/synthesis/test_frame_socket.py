@@ -7,7 +7,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from lmix.asgi import application
+from config.asgi import application
 from synthesis.events import notify_narrative_token
 from synthesis.frames import seat_update
 from synthesis.models import Narrative

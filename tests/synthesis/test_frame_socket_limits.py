@@ -8,7 +8,7 @@ from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from lmix.asgi import application
+from config.asgi import application
 from tests.productions.conftest import session_cookie
 from tests.synthesis.conftest import make_frame, seat_player
 

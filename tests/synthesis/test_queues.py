@@ -9,7 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from lmix.celery import app
+from config.celery import app
 from lmix.realtime import queued
 from productions.models import Turn
 from productions.services import turn_request

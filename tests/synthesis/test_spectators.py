@@ -5,7 +5,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from lmix.asgi import application
+from config.asgi import application
 from synthesis.events import notify_narrative_token, notify_outcome, notify_window
 from synthesis.frame_selectors import frame_access
 from synthesis.frames import spectators_set

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "lmix",
     "productions",
     "synthesis",
+    "config.apps.ProjectConfig",
 ]
 
 MIDDLEWARE = [
@@ -64,14 +65,14 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "lmix.urls"
-ASGI_APPLICATION = "lmix.asgi.application"
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
 WSGI_APPLICATION = None
 
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "lmix" / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -133,7 +134,7 @@ STATIC_ROOT = DATA_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
 WHITENOISE_USE_FINDERS = True
-# Uploads (persona avatars), served by lmix/spa.py::media under /media/.
+# Uploads (persona avatars), served by config/spa.py::media under /media/.
 MEDIA_URL = "/media/"
 MEDIA_ROOT = DATA_DIR / "media"
 

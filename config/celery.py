@@ -5,7 +5,7 @@ import os
 from celery import Celery
 from celery.signals import worker_ready
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("lmix")
 app.config_from_object("django.conf:settings", namespace="CELERY")

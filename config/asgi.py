@@ -11,7 +11,7 @@ from django.core.handlers.asgi import ASGIHandler
 
 from lmix.heap import collector
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lmix.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 
 class OneHopASGIHandler(ASGIHandler):
@@ -78,8 +78,8 @@ django_asgi_app = OneHopASGIHandler()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from config.routing import websocket_urlpatterns  # noqa: E402
 from lmix.realtime.origin import OriginValidator  # noqa: E402
-from lmix.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

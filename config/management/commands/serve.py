@@ -39,7 +39,7 @@ class Command(BaseCommand):
     def handle(
         self, *args, host: str, port: int, worker: str, setup: bool, quiet: bool, **options
     ) -> None:
-        from lmix.asgi import application
+        from config.asgi import application
 
         if setup:
             call_command("migrate", interactive=False, verbosity=0)
@@ -49,7 +49,7 @@ class Command(BaseCommand):
         run_worker = worker == "yes" or (worker == "auto" and embedded)
         with ExitStack() as stack:
             if run_worker:
-                from lmix.embedded_worker import embedded_worker
+                from config.embedded_worker import embedded_worker
 
                 stack.enter_context(embedded_worker())
             # Every process sweeps, so lost work is found even with no beat (docs/tasks.md).

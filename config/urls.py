@@ -4,8 +4,10 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import apis, auth_apis, spa
-from .urls_router import OptionalSlashRouter
+from lmix import apis, auth_apis
+from lmix.urls_router import OptionalSlashRouter
+
+from . import spa
 
 router = OptionalSlashRouter()
 router.register("models", apis.LLMModelViewSet, basename="model")
