@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "lmix",
+    "authoring",
     "productions",
     "synthesis",
     "config.apps.ProjectConfig",

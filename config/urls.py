@@ -4,7 +4,8 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from lmix import apis, auth_apis
+from authoring import apis
+from lmix import auth_apis
 from lmix.urls_router import OptionalSlashRouter
 
 from . import spa

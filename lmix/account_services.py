@@ -7,15 +7,15 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from .errors import ApplicationError
-from .models import LLMCall, Persona
-from .services import avatar_discard_on_commit
+from .models import LLMCall
 
 WRONG_PASSWORD = "That is not your current password."
 
 # Sent by `account_delete` (keyword `user`) inside its transaction, before the user's own
 # rows go: each app above lmix lets go of what the user holds there (seats in other
 # people's frames) and deletes what their cascade cannot reach in order (frames and
-# productions, whose seats and casts PROTECT the personas the user's cascade deletes).
+# productions, whose seats and casts PROTECT the personas the user's cascade deletes) or
+# cannot reach at all (uploaded avatars).
 account_deleting = Signal()
 
 
@@ -59,6 +59,4 @@ def account_delete(*, user: AbstractBaseUser, username: str, password: str) -> N
     _password_check(user=user, password=password, field="password")
     account_deleting.send(sender=type(user), user=user)
     LLMCall.objects.filter(owner=user).delete()
-    for url in Persona.objects.filter(owner=user).values_list("avatar_url", flat=True):
-        avatar_discard_on_commit(url)  # uploaded pictures go with their personas
     user.delete()

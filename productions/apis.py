@@ -9,9 +9,9 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from lmix.apis import UUID_PATTERN
+from authoring.models import Assistant
 from lmix.errors import ApplicationError
-from lmix.models import Assistant
+from lmix.urls_router import UUID_PATTERN
 
 from . import drafts, selectors, services, turn_edits
 from .models import Production, Turn

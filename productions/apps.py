@@ -11,4 +11,5 @@ class ProductionsConfig(AppConfig):
         from . import (  # noqa: F401
             generation,  # registers the turns' lease heartbeat
             signals,  # deletes a deleted account's productions
+            usage,  # names the productions that use an authoring object
         )

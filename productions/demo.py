@@ -2,7 +2,7 @@
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from lmix.models import Assistant, Scenario, World
+from authoring.models import Assistant, Scenario, World
 
 from .models import Production
 from .services import production_create

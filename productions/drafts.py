@@ -6,9 +6,9 @@ import logging
 import uuid
 from contextlib import closing
 
+from authoring.models import Assistant
 from lmix.llm.base import LLMError, Message, Usage
 from lmix.llm.client import llm_stream
-from lmix.models import Assistant
 from lmix.realtime.stream import TextStream
 
 from . import events

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from django.db.models import Prefetch, prefetch_related_objects
 
-from lmix.models import Affiliation, Membership, Persona, Scenario, World
+from authoring.models import Affiliation, Membership, Persona, Scenario, World
 
 Member = TypeVar("Member", Persona, Affiliation)
 

@@ -15,8 +15,8 @@ from functools import lru_cache
 
 from django.db.models import prefetch_related_objects
 
+from authoring.models import LoreEntry, LoreLayer, Persona, World
 from lmix.llm.tokens import count_tokens
-from lmix.models import LoreEntry, LoreLayer, Persona, World
 
 from .knowledge import Section, memberships_prefetch
 from .models import Turn

@@ -5,8 +5,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from authoring.models import Assistant, Scenario, World
 from lmix.lifecycle import lifecycle_move
-from lmix.models import NAME_MAX, Assistant, Owned, Scenario, World
+from lmix.models import NAME_MAX, Owned
 
 TURN_TEXT_MAX = 20_000
 

@@ -3,15 +3,15 @@ triggered lore), then its branch, fitted to its context size."""
 
 from collections.abc import Mapping, Sequence
 
+from authoring.models import Assistant, LoreEntry, Persona, Scenario, World
+from authoring.prompt_template import template_render
 from lmix.llm.base import Message
 from lmix.llm.client import params_for
 from lmix.llm.tokens import context_window, fit_messages
-from lmix.models import Assistant, LoreEntry, Persona, Scenario, World
 
 from .knowledge import knowledge_text, name_for
 from .lore import lore_for_world, lore_section, lore_select, recent_text
 from .models import Production, SpeakerKind, Turn
-from .prompt_template import template_render
 
 DEFAULT_REPLY_TOKENS = 512
 OPENING_CUE = "[The scene begins. Speak first.]"

@@ -4,7 +4,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 
-from lmix.models import Assistant
+from authoring.models import Assistant
 
 from .knowledge import memberships_prefetch
 from .models import CastMember, Production, Turn

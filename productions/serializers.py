@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from lmix.models import Assistant, Scenario, World
+from authoring.models import Assistant, Scenario, World
 from lmix.serializers import OwnedRelatedField
 
 from .models import TURN_TEXT_MAX, Production, Turn

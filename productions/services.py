@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from authoring.models import Assistant, Scenario, World
 from lmix.errors import ApplicationError
-from lmix.models import Assistant, Scenario, World
 
 from . import events
 from .models import ACTIVE_STATUSES, CastMember, Production, SpeakerKind, Turn, TurnStatus

@@ -8,4 +8,7 @@ class SynthesisConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401  (closes deleted frames' sockets, frees seats)
+        from . import (  # noqa: F401
+            signals,  # closes deleted frames' sockets, frees a deleted account's seats
+            usage,  # names the frames that use an authoring object
+        )

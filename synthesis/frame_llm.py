@@ -12,7 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from lmix.models import Assistant, LLMModel
+from authoring.models import Assistant
+from lmix.models import LLMModel
 from productions.models import CastMember
 
 from .models import Frame, Seat

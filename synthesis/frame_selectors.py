@@ -9,8 +9,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
+from authoring.models import Membership
 from lmix.errors import ApplicationError
-from lmix.models import Membership
 from lmix.prepared import Param, Prepared, Statement, together
 from productions.knowledge import memberships_attach, memberships_prefetch, public_name
 

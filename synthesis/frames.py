@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from authoring.models import Assistant
 from lmix.errors import ApplicationError
-from lmix.models import Assistant, LLMModel
+from lmix.models import LLMModel
 from lmix.realtime.publish import revoke_on_commit
 from productions.models import Production
 from productions.selectors import cast_load

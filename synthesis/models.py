@@ -8,8 +8,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from authoring.models import Assistant, Persona
 from lmix.lifecycle import lifecycle_move
-from lmix.models import NAME_MAX, Assistant, LLMModel, Owned, Persona
+from lmix.models import NAME_MAX, LLMModel, Owned
 from productions.models import Production
 
 LIQUID_MAX = 4000

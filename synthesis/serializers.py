@@ -2,7 +2,8 @@
 
 from rest_framework import serializers
 
-from lmix.models import Assistant, LLMModel
+from authoring.models import Assistant
+from lmix.models import LLMModel
 from lmix.serializers import OwnedRelatedField
 
 from .frames import MAX_TEMPO

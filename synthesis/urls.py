@@ -2,7 +2,7 @@
 
 from django.urls import re_path
 
-from lmix.apis import UUID_PATTERN
+from lmix.urls_router import UUID_PATTERN
 
 from . import apis, ban_apis, budget_api
 

@@ -3,7 +3,8 @@
 import factory
 from django.contrib.auth import get_user_model
 
-from lmix.models import Affiliation, Assistant, LLMModel, Persona, Scenario, World
+from authoring.models import Affiliation, Assistant, Persona, Scenario, World
+from lmix.models import LLMModel
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from authoring.models import Affiliation, Membership, Persona, Scenario, World
 from lmix.llm.base import CallConfig, Message, Usage
 from lmix.llm.offline import SCENE_END, SCENE_START, OfflineNarrator
-from lmix.models import Affiliation, Membership, Persona, Scenario, World
 from productions.models import Production, Turn
 from productions.prompting import CONTINUE_CUE, IMPERSONATE_CUE, NEXT_CUE, build_messages
 from synthesis.ai_seats import ai_prompt, intention_text, seat_names

@@ -3,7 +3,8 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from lmix.models import LLMCall, LLMModel, Persona, World
+from authoring.models import Persona, World
+from lmix.models import LLMCall, LLMModel
 from productions.models import Production
 from synthesis.frames import frame_join
 from synthesis.models import Frame, Liquid, Seat, SeatController

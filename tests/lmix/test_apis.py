@@ -2,7 +2,7 @@
 
 import pytest
 
-from lmix.models import Persona
+from authoring.models import Persona
 from tests.factories import (
     AffiliationFactory,
     AssistantFactory,

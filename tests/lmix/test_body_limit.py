@@ -8,8 +8,8 @@ import logging
 import pytest
 from channels.testing import HttpCommunicator
 
+from authoring.models import World
 from config.asgi import application
-from lmix.models import World
 
 LIMIT = 1000
 MESSAGE = f"The request body is larger than {LIMIT} bytes."

@@ -3,7 +3,8 @@ object, deleting it is a 409 naming them and nothing is deleted; unused, it goes
 
 import pytest
 
-from lmix.models import Affiliation, Assistant, LLMModel, Membership, Persona, Scenario, World
+from authoring.models import Affiliation, Assistant, Membership, Persona, Scenario, World
+from lmix.models import LLMModel
 from productions.models import CastMember, Production
 from synthesis.frames import frame_create
 from synthesis.models import Frame

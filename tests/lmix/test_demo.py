@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from lmix.models import Affiliation, Assistant, Persona
+from authoring.models import Affiliation, Assistant, Persona
 from productions.models import Production
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from lmix.models import World
+from authoring.models import World
 from lmix.parsers import json_depth_exceeds
 from tests.factories import LLMModelFactory, PersonaFactory
 

@@ -4,7 +4,7 @@ uploaded avatar (type and size checked by content, stored under the data dir, se
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from lmix.models import Persona
+from authoring.models import Persona
 from productions.knowledge import knowledge_text
 from tests.factories import PersonaFactory, ScenarioFactory, WorldFactory
 

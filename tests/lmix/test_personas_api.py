@@ -2,7 +2,7 @@
 
 import pytest
 
-from lmix.models import Membership, Persona
+from authoring.models import Membership, Persona
 from tests.factories import AffiliationFactory
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,8 @@ from django.db.models.sql.compiler import SQLCompiler, SQLUpdateCompiler
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from lmix.models import Assistant, LLMCall, Membership, Persona
+from authoring.models import Assistant, Membership, Persona
+from lmix.models import LLMCall
 from lmix.prepared import Param, Prepared, together
 from tests.factories import AffiliationFactory, AssistantFactory, PersonaFactory
 from tests.round_trips import round_trips

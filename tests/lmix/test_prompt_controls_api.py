@@ -3,7 +3,7 @@ and default template offered, and each world's lorebook its owner's alone."""
 
 import pytest
 
-from lmix.models import LoreEntry
+from authoring.models import LoreEntry
 from tests.factories import (
     AffiliationFactory,
     AssistantFactory,

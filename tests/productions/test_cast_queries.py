@@ -2,7 +2,7 @@
 
 import pytest
 
-from lmix.models import Persona
+from authoring.models import Persona
 from productions.knowledge import knowledge_text
 from productions.selectors import cast_load
 from productions.services import production_create

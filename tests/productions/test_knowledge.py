@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmix.demo import demo_seed
-from lmix.models import Affiliation, Membership, Persona, Scenario, World
+from authoring.demo import demo_seed
+from authoring.models import Affiliation, Membership, Persona, Scenario, World
 from productions.demo import demo_production_seed
 from productions.knowledge import (
     Section,

@@ -5,8 +5,8 @@ import itertools
 
 import pytest
 
+from authoring.models import Affiliation, LoreEntry, Membership, Persona, Scenario, World
 from lmix.llm.tokens import count_tokens
-from lmix.models import Affiliation, LoreEntry, Membership, Persona, Scenario, World
 from productions.lore import TITLE, lore_select, lore_triggered, recent_text
 from productions.models import Turn
 from productions.prompting import build_messages

@@ -5,7 +5,8 @@ size trims the history, never the knowledge."""
 
 import pytest
 
-from lmix.models import LLMCall, LLMModel, LoreEntry, Membership
+from authoring.models import LoreEntry, Membership
+from lmix.models import LLMCall, LLMModel
 from productions.generation import turn_generate
 from productions.models import Turn
 from tests.fakes.llm_server import FakeLLMServer

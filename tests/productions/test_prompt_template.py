@@ -4,8 +4,8 @@ only, the knowledge and lore are always there exactly once, and bad templates ar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmix.models import Affiliation, Membership, Persona, Scenario, World
-from productions.prompt_template import (
+from authoring.models import Affiliation, Membership, Persona, Scenario, World
+from authoring.prompt_template import (
     PLACEHOLDERS,
     default_template,
     template_problems,

@@ -3,7 +3,8 @@ reader knows it, never the assistant's label (issue 23, item 8)."""
 
 import pytest
 
-from lmix.models import LLMModel, Membership
+from authoring.models import Membership
+from lmix.models import LLMModel
 from productions.generation import turn_generate
 from productions.models import SpeakerKind, Turn, TurnStatus
 from productions.prompting import UNKNOWN_SPEAKER, member_messages

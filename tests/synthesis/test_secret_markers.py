@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from authoring.models import Membership
 from lmix.llm.base import CallConfig, Completion, Message, Usage
 from lmix.llm.offline import OfflineNarrator
-from lmix.models import LLMModel, Membership
+from lmix.models import LLMModel
 from lmix.realtime import publish
 from productions.services import production_create
 from synthesis import medium

@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from lmix.demo import DEMO_USERS, demo_seed
+from authoring.demo import DEMO_USERS, demo_seed
 from productions.demo import demo_production_seed
 
 

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.urls import get_resolver
 
-from lmix.demo import DEMO_ADMIN, DEMO_USERS
+from authoring.demo import DEMO_ADMIN, DEMO_USERS
 from lmix.heap import collector, freeze_startup_objects
 from lmix.realtime.sweeper import start_sweeper, stop_sweeper
 from lmix.realtime.transport import limit_websockets, server_limits

@@ -4,7 +4,8 @@ from typing import Any
 
 from django.db import transaction
 
-from .errors import ApplicationError
+from lmix.errors import ApplicationError
+
 from .models import LoreEntry, LoreLayer
 
 # The relation each restricted layer needs; a layer uses no other.

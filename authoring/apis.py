@@ -10,29 +10,27 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from productions.prompt_template import PLACEHOLDERS, default_template
+from lmix import services as llm_models
+from lmix.llm.params import SAMPLER_PRESETS
+from lmix.models import LLMModel
+from lmix.serializers import LLMModelSerializer, ModelTestResultSerializer, ModelTestSerializer
+from lmix.urls_router import UUID_PATTERN
 
 from . import services
-from .llm.params import SAMPLER_PRESETS
 from .lore_services import lore_entry_save
-from .models import Affiliation, Assistant, LLMModel, LoreEntry, Persona, Scenario, World
-from .selectors import Authored
+from .models import Affiliation, Assistant, LoreEntry, Persona, Scenario, World
+from .prompt_template import PLACEHOLDERS, default_template
 from .serializers import (
     AffiliationSerializer,
     AssistantSerializer,
     AvatarUploadSerializer,
-    LLMModelSerializer,
     LoreEntrySerializer,
-    ModelTestResultSerializer,
-    ModelTestSerializer,
     PersonaSerializer,
     PromptControlsSerializer,
     ScenarioSerializer,
     WorldSerializer,
 )
-
-# A UUID, hyphenated or not: anything else in an id's place is a plain 404.
-UUID_PATTERN = "-?".join(f"[0-9a-fA-F]{{{n}}}" for n in (8, 4, 4, 4, 12))
+from .usage import Authored
 
 
 def _errors_per_item(errors: list | dict, count: int) -> list[dict]:
@@ -196,19 +194,19 @@ class LLMModelViewSet(OwnedViewSet):
             raise ValidationError(_errors_per_item(serializer.errors, len(request.data)))
         serializer.is_valid(raise_exception=True)
         items = serializer.validated_data if many else [serializer.validated_data]
-        created = services.models_create(owner=request.user, items=items, refuse_duplicates=many)
+        created = llm_models.models_create(owner=request.user, items=items, refuse_duplicates=many)
         output = LLMModelSerializer(created if many else created[0], many=many)
         return Response(output.data, status=status.HTTP_201_CREATED)
 
     def perform_update(self, serializer: LLMModelSerializer) -> None:
-        serializer.instance = services.model_update(
+        serializer.instance = llm_models.model_update(
             model=serializer.instance, data=dict(serializer.validated_data)
         )
 
     @extend_schema(request=None, responses=LLMModelSerializer)
     @action(detail=True, methods=["patch"], url_path="default")
     def default(self, request: Request, pk: str | None = None) -> Response:
-        model = services.model_set_default(model=self.get_object())
+        model = llm_models.model_set_default(model=self.get_object())
         return Response(LLMModelSerializer(model).data)
 
     @extend_schema(request=ModelTestSerializer, responses=ModelTestResultSerializer)
@@ -226,7 +224,7 @@ class LLMModelViewSet(OwnedViewSet):
             model = self.get_queryset().filter(pk=params["id"]).first()
             if model is None:
                 return Response({"detail": "No such model."}, status=status.HTTP_404_NOT_FOUND)
-        result = services.model_test(
+        result = llm_models.model_test(
             owner=request.user,
             model=model,
             api_endpoint=params.get("api_endpoint", ""),

@@ -4,8 +4,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from lmix.services import offline_model_ensure
+
 from .models import Affiliation, Assistant, Persona, Scenario, World
-from .services import offline_model_ensure, persona_save
+from .services import persona_save
 
 DEMO_USERS = [
     ("demo", "demo-password-lmix"),

@@ -18,7 +18,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-TEMPLATE = Path(__file__).parent / "templates" / "productions" / "system_prompt.txt"
+TEMPLATE = Path(__file__).parent / "templates" / "authoring" / "system_prompt.txt"
 TEMPLATE_MAX = 20_000
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 DIRECTOR = "the Director"
