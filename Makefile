@@ -15,7 +15,7 @@ run: $(VENV)/.synced frontend/dist/index.html
 	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve --setup
 
 test: $(VENV)/.synced frontend/dist/index.html e2e-deps model-deps
-	@$(MAKE) --no-print-directory test-python test-frontend test-e2e
+	@$(MAKE) --no-print-directory lint test-python test-frontend test-e2e
 
 # The Python suite on SQLite with in-process layers; again on PostgreSQL + Redis when
 # DATABASE_URL and REDIS_URL are set. The real model server's suite (tests/real_models/,
@@ -53,8 +53,9 @@ bench: $(VENV)/.synced
 	else echo "== idle sockets"; env -u DATABASE_URL -u REDIS_URL $(PY) -m tests.bench.idle_sockets && \
 		env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(PY) -m tests.bench.frames; fi
 
+# ruff, and import-linter: the apps' layers and no import cycles (pyproject.toml).
 lint: $(VENV)/.synced
-	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/lint-imports
 
 format: $(VENV)/.synced
 	$(VENV)/bin/ruff format . && $(VENV)/bin/ruff check --fix .

@@ -7,8 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from synthesis import frame_events
-from synthesis import windows
+from synthesis import frame_events, windows
 from synthesis.liquid import frame_status_set, liquid_commit, liquid_submit
 from synthesis.models import Frame, Liquid, Outcome, Pass, Window
 from synthesis.selectors import pass_list, window_body
