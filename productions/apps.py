@@ -11,5 +11,6 @@ class ProductionsConfig(AppConfig):
         from . import (  # noqa: F401
             generation,  # registers the turns' lease heartbeat
             signals,  # deletes a deleted account's productions
+            tasks,  # registers its Celery tasks, which enqueue.py sends work to by name
             usage,  # names the productions that use an authoring object
         )

@@ -12,6 +12,7 @@ from lmix.llm.client import llm_stream
 from lmix.realtime.stream import TextStream
 
 from . import events
+from .enqueue import draft_generate_enqueue
 from .models import Production, Turn
 from .prompting import IMPERSONATE_CUE, member_messages
 from .selectors import cast_load, turn_branch
@@ -28,10 +29,8 @@ def draft_request(
 ) -> str:
     """Start a draft of `speaker`'s next line after `parent`; returns the draft's id (new
     unless the client chose it), which its `draft.token|done|failed` events carry."""
-    from .tasks import draft_generate_task
-
     draft_id = str(draft_id or uuid.uuid4())
-    draft_generate_task.delay(
+    draft_generate_enqueue(
         draft_id, str(production.pk), str(speaker.pk), str(parent.pk) if parent else None
     )
     return draft_id

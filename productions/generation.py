@@ -26,6 +26,7 @@ from lmix.realtime.queued import enqueue_lost
 from lmix.realtime.stream import TextStream
 
 from . import events
+from .enqueue import turn_generate_enqueue, turn_key
 from .models import Production, Turn, TurnStatus
 from .prompting import CONTINUE_CUE, NEXT_CUE, member_messages
 from .selectors import cast_load, turn_branch
@@ -262,7 +263,6 @@ def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
     Returns:
         How many turns were re-enqueued, restarted and failed.
     """
-    from .tasks import turn_generate_enqueue, turn_key
 
     now = timezone.now()
     if pending_after is None:
@@ -292,7 +292,6 @@ def turn_lease_lapsed(*, turn: Turn) -> str | None:
     Returns:
         "restarted", "failed", or None when the turn changed meanwhile (a late heartbeat).
     """
-    from .tasks import turn_generate_enqueue
 
     unchanged = {
         "lease_owner": turn.lease_owner,

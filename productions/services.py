@@ -10,6 +10,7 @@ from authoring.models import Assistant, Scenario, World
 from lmix.errors import ApplicationError
 
 from . import events
+from .enqueue import turn_generate_enqueue
 from .models import ACTIVE_STATUSES, CastMember, Production, SpeakerKind, Turn, TurnStatus
 from .selectors import cast_load, turn_branch
 from .speaker import CastEntry, SpokenTurn, next_speaker
@@ -138,7 +139,6 @@ def turn_request(
             model_id=assistant.model.model_id,
             status=TurnStatus.PENDING,
         )
-        from .tasks import turn_generate_enqueue
 
         transaction.on_commit(lambda: turn_generate_enqueue(turn.pk))
     production.head = turn

@@ -5,20 +5,12 @@ import logging
 from celery import shared_task
 from django.core.exceptions import ObjectDoesNotExist
 
-from lmix.realtime.queued import enqueue, started
+from lmix.realtime.queued import started
 
 from . import drafts, generation
+from .enqueue import turn_key
 
 logger = logging.getLogger(__name__)
-
-
-def turn_key(turn_id: object) -> str:
-    return f"turn:{turn_id}"
-
-
-def turn_generate_enqueue(turn_id: object) -> None:
-    """Enqueue a turn's generation, marked as queued so the sweep leaves it be."""
-    enqueue(turn_generate_task, turn_key(turn_id), str(turn_id))
 
 
 @shared_task(acks_late=True, ignore_result=True)

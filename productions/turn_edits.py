@@ -10,6 +10,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 
 from . import events
+from .enqueue import turn_generate_enqueue
 from .models import ACTIVE_STATUSES, Production, SpeakerKind, Turn, TurnStatus
 from .selectors import cast_load
 
@@ -146,7 +147,6 @@ def turn_continue(*, turn: Turn) -> Turn:
     production.head = turn
     production.save(update_fields=["head", "updated_at"])
     events.notify_turn_continued(turn)
-    from .tasks import turn_generate_enqueue
 
     transaction.on_commit(lambda: turn_generate_enqueue(turn.pk))
     return turn

@@ -22,6 +22,7 @@ from lmix.text import has_visible_text
 from productions.knowledge import knowledge_text, name_for, public_name
 
 from .budget import Work, budget_admits
+from .enqueue import ai_act_enqueue
 from .events import notify_liquid_flagged
 from .frame_events import lock_frame
 from .frame_selectors import seats_load
@@ -132,10 +133,8 @@ def frame_advance(*, frame: Frame) -> list[str]:
 
 
 def _enqueue(seat_ids: list[str], *, outcome_id: str | None) -> None:
-    from .tasks import ai_act_task
-
     for seat_id in seat_ids:
-        transaction.on_commit(lambda s=seat_id: ai_act_task.delay(s, outcome_id))
+        transaction.on_commit(lambda s=seat_id: ai_act_enqueue(s, outcome_id))
 
 
 def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> list[Message]:

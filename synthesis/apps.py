@@ -10,5 +10,6 @@ class SynthesisConfig(AppConfig):
     def ready(self) -> None:
         from . import (  # noqa: F401
             signals,  # closes deleted frames' sockets, frees a deleted account's seats
+            tasks,  # registers its Celery tasks, which enqueue.py sends work to by name
             usage,  # names the frames that use an authoring object
         )

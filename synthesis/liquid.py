@@ -17,6 +17,7 @@ from lmix.throttles import (
     attempts_count,
 )
 
+from .enqueue import soft_pass_enqueue
 from .events import notify_liquid
 from .frame_events import frame_sockets_close_on_commit, lock_frame, notify_frame
 from .models import (
@@ -67,7 +68,6 @@ def _count_write(seat: Seat, user: AbstractBaseUser | None, per_seat: AttemptThr
 
 def _soft_pass(liquid: Liquid, trigger: str) -> None:
     """Analyse this revision of the liquid once the transaction commits."""
-    from .tasks import soft_pass_enqueue
 
     pass_ = Pass.objects.create(
         frame_id=liquid.frame_id,

@@ -23,12 +23,12 @@ from lmix.realtime.leases import lease_held, on_heartbeat
 from lmix.realtime.queued import is_queued
 from productions.knowledge import knowledge_text, name_for
 
+from .enqueue import soft_key
 from .events import notify_liquid
 from .frame_events import lock_frame
 from .frame_llm import FrameModels
 from .frame_selectors import seats_for_prompts
 from .models import LIQUID_MAX, Frame, Liquid, LiquidStatus, Pass, PassKind, PassStatus, Seat
-from .tasks import soft_key
 from .windows import WINDOW_SECONDS
 
 logger = logging.getLogger(__name__)

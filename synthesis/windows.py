@@ -13,6 +13,7 @@ from lmix.errors import ApplicationError
 from lmix.prepared import Param, Prepared
 
 from .budget import Work, budget_admits, window_work
+from .enqueue import medium_pass_enqueue, window_fire_at
 from .events import notify_liquid, notify_window
 from .frame_events import lock_frame
 from .models import (
@@ -109,10 +110,8 @@ def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
 
 
 def _schedule(window: Window) -> None:
-    from .tasks import window_fire_task
-
     eta = window.expires_at
-    transaction.on_commit(lambda: window_fire_task.apply_async((str(window.pk),), eta=eta))
+    transaction.on_commit(lambda: window_fire_at(window.pk, eta))
 
 
 def window_fire(*, window_id: object, enqueue: bool = True, force: bool = False) -> Pass | None:
@@ -206,7 +205,6 @@ def _medium_pass_start(
 ) -> Pass:
     """A pending medium pass, its task enqueued once the transaction commits (unless the
     caller, a worker's task, runs it itself: one Celery hop less before the outcome)."""
-    from .tasks import medium_pass_enqueue
 
     pass_ = Pass.objects.create(
         frame_id=frame_id,

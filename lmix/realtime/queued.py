@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from celery import Task
+from celery import Task, current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import QuerySet
@@ -26,10 +26,16 @@ logger = logging.getLogger(__name__)
 PREFIX = "lmix:queued:"
 
 
-def enqueue(task: Task, key: str, *args: Any) -> None:
-    """Send `task(*args)`, marking `key` as queued first."""
+def task_named(name: str) -> Task:
+    """A registered task by its name: the services that send work need not import the tasks
+    module that runs it (which imports them)."""
+    return current_app.tasks[name]
+
+
+def enqueue(task: str, key: str, *args: Any) -> None:
+    """Send the task named `task` with `args`, marking `key` as queued first."""
     cache.set(PREFIX + key, 1, timeout=settings.LMIX_QUEUED_TRUST_SECONDS)
-    task.delay(*args)
+    task_named(task).delay(*args)
 
 
 def started(key: str) -> None:

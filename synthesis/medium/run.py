@@ -28,6 +28,7 @@ from synthesis.frame_llm import FrameModels
 from synthesis.frame_selectors import seats_load
 from synthesis.models import Frame, FrameMode, Seat
 
+from ..enqueue import flesh_enqueue, flesh_key, medium_key, medium_pass_enqueue
 from ..events import notify_pass_failed, notify_window
 from ..models import (
     PASS_TRANSITIONS,
@@ -39,7 +40,6 @@ from ..models import (
     Window,
     WindowStatus,
 )
-from ..tasks import flesh_enqueue, flesh_key, medium_key, medium_pass_enqueue
 from .bones import bones_step, stored_outcome
 from .context import FRAME_RELATED, LeaseLost, PassLease, gather
 from .flesh import flesh_step, route_flesh

@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from config.celery import app
 from lmix.realtime import queued
+from productions import enqueue as production_enqueue
 from productions.models import Turn
 from productions.services import turn_request
-from synthesis import medium, tasks
+from synthesis import enqueue, medium, tasks
 from synthesis.medium import run as run_module
 from synthesis.models import Narrative, Outcome, Pass
 from tests.fakes.llm_server import FakeLLMServer, Reply
@@ -68,10 +69,10 @@ def test_a_pass_stores_its_outcome_then_hands_its_narrative_to_a_stream_worker(
     assert Outcome.objects.filter(source_pass=pass_).count() == 1
     assert not Narrative.objects.filter(source_pass=pass_).exists()
     assert sent == [("synthesis.tasks.flesh_task", (str(pass_.pk),))]
-    assert queued.is_queued(tasks.flesh_key(pass_.pk))
+    assert queued.is_queued(enqueue.flesh_key(pass_.pk))
 
     tasks.flesh_task(str(pass_.pk))  # as the stream worker runs it
-    assert not queued.is_queued(tasks.flesh_key(pass_.pk))
+    assert not queued.is_queued(enqueue.flesh_key(pass_.pk))
     done = Pass.objects.get(pk=pass_.pk)
     assert done.status == "done" and done.attempts == 1
     story = Narrative.objects.get(source_pass=pass_)
@@ -91,8 +92,8 @@ def test_the_sweep_leaves_queued_passes_alone_and_enqueues_lost_ones_once(user, 
         status="running", lease_owner=AWAITING, heartbeat_at=long_ago, attempts=1
     )
     for pass_ in waiting:
-        cache.set(queued.PREFIX + tasks.medium_key(pass_.pk), 1)
-    cache.set(queued.PREFIX + tasks.flesh_key(handed.pk), 1)
+        cache.set(queued.PREFIX + enqueue.medium_key(pass_.pk), 1)
+    cache.set(queued.PREFIX + enqueue.flesh_key(handed.pk), 1)
 
     # A backlog: however often the sweep runs, nothing queued is enqueued again...
     for _ in range(5):
@@ -103,8 +104,8 @@ def test_the_sweep_leaves_queued_passes_alone_and_enqueues_lost_ones_once(user, 
 
     # The broker lost them (their markers went with it): each is enqueued once.
     cache.delete_many(
-        [queued.PREFIX + tasks.medium_key(p.pk) for p in waiting]
-        + [queued.PREFIX + tasks.flesh_key(handed.pk)]
+        [queued.PREFIX + enqueue.medium_key(p.pk) for p in waiting]
+        + [queued.PREFIX + enqueue.flesh_key(handed.pk)]
     )
     assert medium.passes_sweep()["requeued"] == 4
     assert medium.passes_sweep()["requeued"] == 0  # touched: not again this interval
@@ -112,7 +113,7 @@ def test_the_sweep_leaves_queued_passes_alone_and_enqueues_lost_ones_once(user, 
         [("synthesis.tasks.medium_pass_task", (str(p.pk),)) for p in waiting]
         + [("synthesis.tasks.flesh_task", (str(handed.pk),))]
     )
-    assert all(queued.is_queued(tasks.medium_key(p.pk)) for p in waiting)
+    assert all(queued.is_queued(enqueue.medium_key(p.pk)) for p in waiting)
 
 
 def test_lost_turns_are_enqueued_once_and_queued_ones_never(
@@ -131,7 +132,7 @@ def test_lost_turns_are_enqueued_once_and_queued_ones_never(
 
     for _ in range(5):
         assert turns_sweep()["requeued"] == 0  # still queued behind others
-    cache.delete(queued.PREFIX + production_tasks.turn_key(turn.pk))
+    cache.delete(queued.PREFIX + production_enqueue.turn_key(turn.pk))
     assert turns_sweep()["requeued"] == 1
     assert turns_sweep()["requeued"] == 0
     assert sent == [str(turn.pk)] * 2
@@ -196,6 +197,6 @@ def test_a_queued_soft_pass_is_left_to_its_task_and_a_lost_one_decided(
 
     assert soft_passes_sweep() == 0  # queued behind other work: its task will run it
     assert Pass.objects.get(pk=soft.pk).status == "pending"
-    cache.delete(queued.PREFIX + tasks.soft_key(soft.pk))
+    cache.delete(queued.PREFIX + enqueue.soft_key(soft.pk))
     assert soft_passes_sweep() == 1  # lost: heuristics decide
     assert Pass.objects.get(pk=soft.pk).status == "done"

@@ -9,11 +9,10 @@ from datetime import timedelta
 
 import pytest
 
-from synthesis import ai_seats
+from synthesis import tasks
 from synthesis.frames import frame_create, frame_join
 from synthesis.liquid import liquid_commit, liquid_submit
 from synthesis.models import Liquid, Narrative, Outcome, Pass, Window
-from synthesis.tasks import ai_act_task
 from tests.factories import UserFactory
 from tests.productions.conftest import make_production
 from tests.waiting import wait_for
@@ -49,7 +48,7 @@ def ai_work(monkeypatch):
     when every one has)."""
     counts: Counter = Counter()
     lock = threading.Lock()
-    delay, act = ai_act_task.delay, ai_seats.ai_act
+    delay, act = tasks.ai_act_task.delay, tasks.ai_act
 
     def counted_delay(*args, **kwargs):
         with lock:
@@ -63,8 +62,8 @@ def ai_work(monkeypatch):
             with lock:
                 counts["ran"] += 1
 
-    monkeypatch.setattr(ai_act_task, "delay", counted_delay)
-    monkeypatch.setattr(ai_seats, "ai_act", counted_act)
+    monkeypatch.setattr(tasks.ai_act_task, "delay", counted_delay)
+    monkeypatch.setattr(tasks, "ai_act", counted_act)
     return counts
 
 

@@ -192,10 +192,10 @@ def test_the_gm_pauses_resumes_and_closes_over_rest(api, user):
 def test_the_window_task_runs_its_pass_itself_one_hop_less(
     user, no_tasks, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from synthesis import medium, tasks
+    from synthesis import tasks
 
     ran: list[str] = []
-    monkeypatch.setattr(medium, "medium_pass_run", lambda *, pass_id: ran.append(str(pass_id)))
+    monkeypatch.setattr(tasks, "medium_pass_run", lambda *, pass_id: ran.append(str(pass_id)))
     frame = make_frame(user)
     alice, _ = seat_player(frame, 0)
     window = committed(frame, alice).window

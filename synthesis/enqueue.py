@@ -1,0 +1,46 @@
+"""Sending the frames engine's work to its Celery tasks (tasks.py), by name: the services
+that send work do not import the tasks that run them. Work that a sweep may enqueue again is
+marked as queued (lmix/realtime/queued.py); its task clears the mark when it starts."""
+
+from datetime import datetime
+
+from lmix.realtime.queued import enqueue, task_named
+
+MEDIUM_PASS = "synthesis.tasks.medium_pass_task"
+FLESH = "synthesis.tasks.flesh_task"
+SOFT_PASS = "synthesis.tasks.soft_pass_task"
+WINDOW_FIRE = "synthesis.tasks.window_fire_task"
+AI_ACT = "synthesis.tasks.ai_act_task"
+
+
+def medium_key(pass_id: object) -> str:
+    return f"medium:{pass_id}"
+
+
+def flesh_key(pass_id: object) -> str:
+    return f"flesh:{pass_id}"
+
+
+def soft_key(pass_id: object) -> str:
+    return f"soft:{pass_id}"
+
+
+def medium_pass_enqueue(pass_id: object) -> None:
+    enqueue(MEDIUM_PASS, medium_key(pass_id), str(pass_id))
+
+
+def flesh_enqueue(pass_id: object) -> None:
+    enqueue(FLESH, flesh_key(pass_id), str(pass_id))
+
+
+def soft_pass_enqueue(pass_id: object) -> None:
+    enqueue(SOFT_PASS, soft_key(pass_id), str(pass_id))
+
+
+def window_fire_at(window_id: object, eta: datetime | None) -> None:
+    """Fire the window when it expires (its sweep catches one whose message is lost)."""
+    task_named(WINDOW_FIRE).apply_async((str(window_id),), eta=eta)
+
+
+def ai_act_enqueue(seat_id: str, outcome_id: str | None) -> None:
+    task_named(AI_ACT).delay(seat_id, outcome_id)
