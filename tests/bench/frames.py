@@ -616,11 +616,11 @@ def one_commit_profile(runs: int = 7) -> None:
         queries[name] = len(q)
 
     for _ in range(runs):
-        with mock.patch("synthesis.tasks.soft_pass_task"):
+        with mock.patch("synthesis.tasks.soft_pass_task.delay"):
             liquid = liquid_submit(frame=frame, seat=seat, content=INTENTION, user=users[0])
-        with mock.patch("synthesis.tasks.medium_pass_task") as task, step(names[0]):
+        with mock.patch("synthesis.tasks.medium_pass_task.delay") as delay, step(names[0]):
             liquid_commit(liquid=liquid, user=users[0])
-        pass_id = task.delay.call_args.args[0]
+        pass_id = delay.call_args.args[0]
         with step(names[1]) as q:
 
             def notify_outcome(outcome, q=q) -> None:
@@ -629,7 +629,7 @@ def one_commit_profile(runs: int = 7) -> None:
 
             with (
                 mock.patch.object(medium.bones, "notify_outcome", notify_outcome),
-                mock.patch("synthesis.tasks.flesh_task"),
+                mock.patch("synthesis.tasks.flesh_task.delay"),
             ):
                 medium.medium_pass_run(pass_id=pass_id)
         with step(names[2]):

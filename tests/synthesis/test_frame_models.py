@@ -64,9 +64,9 @@ def models_called(pass_) -> set[int]:
 
 def soft_pass(scene, seat, player, text="I search the desk."):
     """Submit for `seat` and run its soft pass here: the soft passes' LLM calls, the liquid."""
-    with mock.patch("synthesis.tasks.soft_pass_task") as task:
+    with mock.patch("synthesis.tasks.soft_pass_task.delay") as delay:
         liquid = liquid_submit(frame=scene.frame, seat=seat, content=text, user=player)
-        for call in task.delay.call_args_list:
+        for call in delay.call_args_list:
             soft_pass_run(pass_id=call.args[0])
     return list(
         LLMCall.objects.filter(purpose="synthesis.soft", subject__startswith="pass:")

@@ -38,8 +38,8 @@ def roomy(settings):
 @pytest.fixture
 def soft_tasks():
     """The soft passes enqueued (the tasks are caught, not sent)."""
-    with mock.patch("synthesis.tasks.soft_pass_task") as task:
-        yield task.delay
+    with mock.patch("synthesis.tasks.soft_pass_task.delay") as delay:
+        yield delay
 
 
 @pytest.fixture

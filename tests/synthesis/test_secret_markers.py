@@ -151,8 +151,8 @@ def play(frame, seats, players, acting: tuple[int, ...]) -> None:
     """Each acting character submits, its soft pass runs, it commits, and every medium pass
     that wakes runs, here and in order (the tasks are caught instead of enqueued)."""
     with (
-        mock.patch("synthesis.tasks.soft_pass_task") as soft,
-        mock.patch("synthesis.tasks.medium_pass_task") as medium_task,
+        mock.patch("synthesis.tasks.soft_pass_task.delay") as soft,
+        mock.patch("synthesis.tasks.medium_pass_task.delay") as medium_delay,
         mock.patch.object(OfflineNarrator, "complete", parrot),
     ):
         for turn, index in enumerate(acting):
@@ -162,14 +162,14 @@ def play(frame, seats, players, acting: tuple[int, ...]) -> None:
                 content=f"Turn {turn}: I open the shutters and look down into the street.",
                 user=players[index],
             )
-            for call in soft.delay.call_args_list:
+            for call in soft.call_args_list:
                 soft_pass_run(pass_id=call.args[0])
-            soft.delay.reset_mock()
+            soft.reset_mock()
             liquid.refresh_from_db()
             liquid_commit(liquid=liquid, user=players[index])
-            while medium_task.delay.call_args_list:
-                calls = list(medium_task.delay.call_args_list)
-                medium_task.delay.reset_mock()
+            while medium_delay.call_args_list:
+                calls = list(medium_delay.call_args_list)
+                medium_delay.reset_mock()
                 for call in calls:
                     medium.medium_pass_run(pass_id=call.args[0])
                     medium.medium_flesh_run(pass_id=call.args[0])
