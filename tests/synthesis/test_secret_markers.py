@@ -153,6 +153,7 @@ def play(frame, seats, players, acting: tuple[int, ...]) -> None:
     with (
         mock.patch("synthesis.tasks.soft_pass_task.delay") as soft,
         mock.patch("synthesis.tasks.medium_pass_task.delay") as medium_delay,
+        mock.patch("synthesis.tasks.flesh_task.delay"),  # narrated here, below
         mock.patch.object(OfflineNarrator, "complete", parrot),
     ):
         for turn, index in enumerate(acting):
