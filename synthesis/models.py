@@ -232,6 +232,14 @@ class NarrativeStatus(models.TextChoices):
     FAILED = "failed"
 
 
+NARRATIVE_TRANSITIONS: dict[str, set[str]] = {
+    # A run after a failed or lost one writes a new narrative (the old one is deleted).
+    NarrativeStatus.STREAMING: {NarrativeStatus.DONE, NarrativeStatus.FAILED},
+    NarrativeStatus.DONE: set(),
+    NarrativeStatus.FAILED: set(),
+}
+
+
 class Narrative(models.Model):
     """Flesh (a solid of the player face): one character's prose for its player, or, in a
     shared frame, the scene's one prose for everyone (`shared`, written from public
@@ -262,6 +270,10 @@ class Narrative(models.Model):
 
     def __str__(self) -> str:
         return f"{self.status}: {self.text[:40]}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        return lifecycle_move(Narrative, NARRATIVE_TRANSITIONS, pk, to, **kwargs)
 
 
 TALK_MAX = 1000

@@ -30,7 +30,7 @@ from django.db import close_old_connections, transaction
 from django.db.models import F, Model, Q, QuerySet
 from django.utils import timezone
 
-from lmix.lifecycle import lifecycle_move
+from lmix.lifecycle import lifecycle_move, lifecycle_sources
 from lmix.prepared import Param, Prepared, Statement
 from lmix.realtime.queued import enqueue_lost, is_queued
 
@@ -226,7 +226,9 @@ _works: list[LeasedWork] = []
 
 def leased(work: LeasedWork) -> LeasedWork:
     """Register a kind of leased work: the heartbeat renews its leases from now on."""
-    assert work.running in work.transitions[work.pending], f"{work.name}: no claim move"
+    lifecycle_sources(
+        work.model, work.transitions, work.running, (work.pending,)
+    )  # raises: no claim
     if all(known.name != work.name for known in _works):
         _works.append(work)
         on_heartbeat(lambda owner, now: lease_renew(work, owner, now))
@@ -261,8 +263,9 @@ def lease_claiming(work: LeasedWork, pk: object, owner: str, **fixed: Any) -> St
     key = tuple(sorted(fixed.items()))
     claimable = work._claimable.get(key)
     if claimable is None:
+        sources = lifecycle_sources(work.model, work.transitions, work.running, (work.pending,))
         claimable = work._claimable[key] = Prepared(
-            lambda: work.rows().filter(pk=Param(work.model, "pk"), status=work.pending, **fixed)
+            lambda: work.rows().filter(pk=Param(work.model, "pk"), status__in=sources, **fixed)
         )
     values = _claim_values(work, owner)
     counted = {"attempts": values.pop("attempts")} if work.counts_runs else {}

@@ -14,6 +14,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
 
 from lmix.errors import ApplicationError
+from lmix.lifecycle import lifecycle_move_all
 from lmix.llm.base import LLMError
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared, together
@@ -36,6 +37,7 @@ from productions.selectors import seats_load
 
 from ..events import notify_pass_failed, notify_window
 from ..models import (
+    NARRATIVE_TRANSITIONS,
     PASS_TRANSITIONS,
     Narrative,
     NarrativeStatus,
@@ -228,8 +230,11 @@ def _failed(pass_: Pass) -> None:
     """What a failed pass leaves: its partial narrative failed, its window failed (the
     liquid in it stays committed and unconsumed), everyone told, the reason only to the
     GM and the character's player."""
-    Narrative.objects.filter(source_pass_id=pass_.pk, status=NarrativeStatus.STREAMING).update(
-        status=NarrativeStatus.FAILED
+    lifecycle_move_all(
+        Narrative.objects.filter(source_pass_id=pass_.pk),
+        NARRATIVE_TRANSITIONS,
+        NarrativeStatus.FAILED,
+        only_from=(NarrativeStatus.STREAMING,),
     )
     if pass_.window_id and Window.move(
         pass_.window_id, WindowStatus.FAILED, only_from=(WindowStatus.FIRING,)
