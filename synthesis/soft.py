@@ -343,8 +343,6 @@ SOFT = leased(
         enqueue=soft_pass_enqueue,
         pending_since="created_at",
         counts_runs=False,
-        reruns=False,
-        requeues=False,
         load=lambda rows: rows.select_related("liquid", "frame"),
         settle=_decide_lost,
     )

@@ -126,10 +126,11 @@ class LeasedWork:
 
     Its rows (`rows`) move pending → running when a task claims one (`lease_claim`); the
     heartbeat renews the running ones this process holds; the sweep (`lease_sweep`) finds
-    pending work whose task was lost — "lost": pending since before
-    LMIX_PENDING_REQUEUE_SECONDS, by `pending_since`, and not marked as queued — and running
-    work whose lease lapsed (silent for LMIX_LEASE_TIMEOUT_SECONDS), which it runs again
-    (at most LMIX_LEASE_MAX_RESTARTS times, when `reruns`) or gives up (`give_up`).
+    pending work whose task was lost — pending since before LMIX_PENDING_REQUEUE_SECONDS
+    (by `pending_since`) and not marked as queued — and enqueues it again, and running work
+    whose lease lapsed (silent for LMIX_LEASE_TIMEOUT_SECONDS), which it runs again (at
+    most LMIX_LEASE_MAX_RESTARTS times) or fails. Work with `settle` is never run again:
+    lost or lapsed, it is settled at once.
     """
 
     name: str  # in logs: "turn", "medium pass"
@@ -143,8 +144,6 @@ class LeasedWork:
     scope: Mapping[str, Any] = field(default_factory=dict)  # the kind's rows of `model`
     pending_since: str = "updated_at"
     counts_runs: bool = True  # a claim adds one to `attempts`
-    reruns: bool = True  # a lapsed lease runs again; else it is given up at once
-    requeues: bool = True  # lost pending work is enqueued again; else it is given up
     handovers: tuple[Handover, ...] = ()
     # The sweep reads lapsed rows with this (`defer` the big columns, `select_related`).
     load: Callable[[QuerySet], QuerySet] = lambda rows: rows
@@ -159,6 +158,7 @@ class LeasedWork:
     # Instead of failing: settle the work another way (the soft pass's heuristics), the row
     # as the sweep read it, pending or running. Returns whether it did.
     settle: Callable[[Any], bool] | None = None
+    _claimable: dict[tuple, Prepared] = field(default_factory=dict, init=False, repr=False)
 
     def rows(self) -> QuerySet:
         return self.model.objects.filter(**self.scope)
@@ -216,19 +216,14 @@ class LeasedWork:
             for handover in self.handovers
         }
 
-    @cached_property
-    def _claimable(self) -> dict[tuple, Prepared]:  # by `lease_claiming`'s filters
-        return {}
-
 
 _works: list[LeasedWork] = []
 
 
 def leased(work: LeasedWork) -> LeasedWork:
     """Register a kind of leased work: the heartbeat renews its leases from now on."""
-    lifecycle_sources(
-        work.model, work.transitions, work.running, (work.pending,)
-    )  # raises: no claim
+    # A claim must be a legal move: this raises at import, not at the first task.
+    lifecycle_sources(work.model, work.transitions, work.running, (work.pending,))
     if all(known.name != work.name for known in _works):
         _works.append(work)
         on_heartbeat(lambda owner, now: lease_renew(work, owner, now))
@@ -259,7 +254,7 @@ def lease_claim(
 
 def lease_claiming(work: LeasedWork, pk: object, owner: str, **fixed: Any) -> Statement:
     """`lease_claim` as a statement to send `together` with a read (one round trip), of
-    rows that also match the constant filters `fixed`. Returns the rows it claimed."""
+    rows that also match the constant filters `fixed`. Its result: how many it claimed."""
     key = tuple(sorted(fixed.items()))
     claimable = work._claimable.get(key)
     if claimable is None:
@@ -314,7 +309,7 @@ def lease_sweep(
     counts = {"requeued": 0, "restarted": 0, "failed": 0}
     lost_before = now - timedelta(seconds=pending_after)
     lost = work._lost.rows(before=lost_before)
-    if work.requeues:
+    if work.settle is None:
         since = work.pending_since
         for pk, at in lost:
             counts["requeued"] += enqueue_lost(
@@ -361,7 +356,7 @@ def lease_lapsed(work: LeasedWork, row: Any) -> str | None:
         "attempts": row.attempts,
         "heartbeat_at": row.heartbeat_at,
     }
-    if work.reruns and row.attempts <= settings.LMIX_LEASE_MAX_RESTARTS:
+    if row.attempts <= settings.LMIX_LEASE_MAX_RESTARTS:
         if not work.move(
             row.pk,
             work.pending,
