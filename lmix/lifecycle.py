@@ -27,13 +27,8 @@ def lifecycle_move(
     Raises:
         ValueError: no status may become `to` (an illegal move).
     """
-    sources = [s for s, targets in transitions.items() if to in targets]
-    if only_from:
-        sources = [s for s in sources if s in only_from]
-    if not sources:
-        raise ValueError(f"No {model.__name__} may become {to} from {only_from or 'anywhere'}.")
-    if any(f.name == "updated_at" for f in model._meta.concrete_fields):
-        fields.setdefault("updated_at", timezone.now())
+    sources = lifecycle_sources(model, transitions, to, only_from)
+    _touch(model, fields)
     where = where or {}
     if any("__" in key for key in where) or any(
         hasattr(value, "resolve_expression") for value in fields.values()
@@ -44,6 +39,49 @@ def lifecycle_move(
     move = _move_query(model, tuple(sources), tuple(where))
     values = {f"where_{key}": value for key, value in where.items()}
     return bool(move.update(("status", *fields), pk=pk, status=to, **fields, **values))
+
+
+def lifecycle_move_all(
+    rows: models.QuerySet,
+    transitions: Mapping[str, set[str]],
+    to: str,
+    *,
+    only_from: tuple[str, ...] = (),
+    **fields: Any,
+) -> int:
+    """`lifecycle_move` of every row of `rows` whose status may become `to` (optionally
+    only from `only_from`), in one UPDATE. Returns how many moved.
+
+    Raises:
+        ValueError: no status may become `to` (an illegal move).
+    """
+    sources = lifecycle_sources(rows.model, transitions, to, only_from)
+    _touch(rows.model, fields)
+    return rows.filter(status__in=sources).update(status=to, **fields)
+
+
+def lifecycle_sources(
+    model: type[models.Model],
+    transitions: Mapping[str, set[str]],
+    to: str,
+    only_from: tuple[str, ...] = (),
+) -> list[str]:
+    """The statuses a row may become `to` from (only those of `only_from`, if given).
+
+    Raises:
+        ValueError: none: an illegal move.
+    """
+    sources = [s for s, targets in transitions.items() if to in targets]
+    if only_from:
+        sources = [s for s in sources if s in only_from]
+    if not sources:
+        raise ValueError(f"No {model.__name__} may become {to} from {only_from or 'anywhere'}.")
+    return sources
+
+
+def _touch(model: type[models.Model], fields: dict[str, Any]) -> None:
+    if any(f.name == "updated_at" for f in model._meta.concrete_fields):
+        fields.setdefault("updated_at", timezone.now())
 
 
 _MOVES: dict[tuple, Prepared] = {}

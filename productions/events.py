@@ -9,10 +9,10 @@ one (the text is checkpointed; see generation.py).
 import json
 from typing import Any
 
-from django.db.models import F
 from rest_framework.renderers import JSONRenderer
 
 from lmix.realtime.publish import group_send, group_send_on_commit
+from lmix.seq import seq_next
 
 from .models import Production, Turn
 
@@ -22,13 +22,8 @@ def production_group(production_id: object) -> str:
     return f"production.{production_id}"
 
 
-def _next_seq(production_id: object) -> int:
-    Production.objects.filter(pk=production_id).update(event_seq=F("event_seq") + 1)
-    return Production.objects.values_list("event_seq", flat=True).get(pk=production_id)
-
-
 def _notify(production_id: object, event: dict[str, Any]) -> None:
-    event["seq"] = _next_seq(production_id)
+    event["seq"] = seq_next(Production, production_id, "event_seq")
     group_send_on_commit(production_group(production_id), event)
 
 

@@ -9,25 +9,28 @@ gets the stored text with `token_count`, the number of deltas it holds
 
 import logging
 import time
-from datetime import timedelta
 
-from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
-from lmix.prepared import Param, Prepared
-from lmix.realtime.leases import lease_held, on_heartbeat
-from lmix.realtime.queued import enqueue_lost
+from lmix.realtime.leases import (
+    LeasedWork,
+    lease_claim,
+    lease_held,
+    lease_lapsed,
+    lease_sweep,
+    leased,
+)
 from lmix.realtime.stream import TextStream
 
 from . import events
 from .enqueue import turn_generate_enqueue, turn_key
-from .models import Production, Turn, TurnStatus
+from .models import TURN_TRANSITIONS, Production, Turn, TurnStatus
 from .prompting import CONTINUE_CUE, NEXT_CUE, member_messages
 from .selectors import cast_load, turn_branch
 
@@ -82,14 +85,7 @@ def turn_generate(*, turn_id: object) -> None:
     with a reason a user understands.
     """
     with lease_held() as owner:
-        if not Turn.move(
-            turn_id,
-            TurnStatus.STREAMING,
-            only_from=(TurnStatus.PENDING,),
-            lease_owner=owner,
-            heartbeat_at=timezone.now(),
-            attempts=F("attempts") + 1,
-        ):
+        if not lease_claim(TURNS, turn_id, owner):
             return
         turn = Turn.objects.select_related("production__world", "production__scenario").get(
             pk=turn_id
@@ -228,29 +224,35 @@ def _autoplay_end(failed_turn: Turn) -> None:
     autoplay_end(production, failed_turn=failed_turn)
 
 
-@on_heartbeat
-def turns_lease_renew(owner: str, now) -> int:
-    """The heartbeat: every turn this worker is streaming is still alive."""
-    return Turn.objects.filter(lease_owner=owner, status=TurnStatus.STREAMING).update(
-        heartbeat_at=now
-    )
+def _restarted(turn: Turn) -> None:
+    turn.refresh_from_db()
+    events.notify_turn_restarted(turn)
 
 
-# Turns pending since before `before` (their task lost); streaming ones whose lease has
-# not been renewed since `before` (their worker died).
-LOST_TURNS = Prepared(
-    lambda: Turn.objects.filter(
-        status=TurnStatus.PENDING, updated_at__lt=Param(Turn, "updated_at", name="before")
-    ).values_list("pk", "updated_at")
-)
-LAPSED_TURNS = Prepared(
-    lambda: (
-        Turn.objects.filter(status=TurnStatus.STREAMING)
-        .filter(
-            Q(heartbeat_at__lt=Param(Turn, "heartbeat_at", name="before"))
-            | Q(heartbeat_at__isnull=True, updated_at__lt=Param(Turn, "updated_at", name="before"))
-        )
-        .values_list("pk", flat=True)
+def _failed(turn: Turn) -> None:
+    turn.refresh_from_db()
+    events.notify_turn_finished(turn)
+    _autoplay_end(turn)
+
+
+# Turns under a lease (lmix/realtime/leases.py): a lapsed one is generated again from the
+# start (same turn, clients told with `turn.restarted`; a continuation goes on from its
+# last checkpoint), or fails once it has had its runs.
+TURNS = leased(
+    LeasedWork(
+        name="turn",
+        model=Turn,
+        transitions=TURN_TRANSITIONS,
+        pending=TurnStatus.PENDING,
+        running=TurnStatus.STREAMING,
+        failed=TurnStatus.FAILED,
+        key=turn_key,
+        enqueue=turn_generate_enqueue,
+        load=lambda rows: rows.defer("directive"),
+        rerun_reset=lambda turn: {} if turn.continuation else {"content": "", "token_count": 0},
+        on_rerun=_restarted,
+        fail_message="The worker stopped while writing this turn ({attempts} tries). Retry it.",
+        on_failed=_failed,
     )
 )
 
@@ -263,69 +265,9 @@ def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
     Returns:
         How many turns were re-enqueued, restarted and failed.
     """
-
-    now = timezone.now()
-    if pending_after is None:
-        pending_after = settings.LMIX_PENDING_REQUEUE_SECONDS
-    counts = {"requeued": 0, "restarted": 0, "failed": 0}
-    for turn_id, updated_at in LOST_TURNS.rows(before=now - timedelta(seconds=pending_after)):
-        counts["requeued"] += enqueue_lost(
-            turn_key(turn_id),
-            Turn.objects.filter(pk=turn_id, status=TurnStatus.PENDING, updated_at=updated_at),
-            {"updated_at": now},
-            lambda turn_id=turn_id: turn_generate_enqueue(turn_id),
-            f"turn {turn_id}",
-        )
-    lapsed_before = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
-    for turn in LAPSED_TURNS.rows_in(Turn.objects.defer("directive"), before=lapsed_before):
-        outcome = turn_lease_lapsed(turn=turn)
-        if outcome:
-            counts[outcome] += 1
-    return counts
+    return lease_sweep(TURNS, pending_after=pending_after)
 
 
-@transaction.atomic
 def turn_lease_lapsed(*, turn: Turn) -> str | None:
-    """Its worker is gone: generate the turn again from the start (same turn, text reset,
-    clients told with `turn.restarted`), or fail it once it has had its runs.
-
-    Returns:
-        "restarted", "failed", or None when the turn changed meanwhile (a late heartbeat).
-    """
-
-    unchanged = {
-        "lease_owner": turn.lease_owner,
-        "attempts": turn.attempts,
-        "heartbeat_at": turn.heartbeat_at,
-    }
-    # A continuation goes on from its last checkpoint; other turns start again from nothing.
-    reset = {} if turn.continuation else {"content": "", "token_count": 0}
-    if turn.attempts <= settings.LMIX_LEASE_MAX_RESTARTS:
-        if not Turn.move(
-            turn.pk,
-            TurnStatus.PENDING,
-            only_from=(TurnStatus.STREAMING,),
-            where=unchanged,
-            lease_owner="",
-            heartbeat_at=None,
-            **reset,
-        ):
-            return None
-        turn.refresh_from_db()
-        events.notify_turn_restarted(turn)
-        transaction.on_commit(lambda: turn_generate_enqueue(turn.pk))
-        logger.warning("turn %s lost its worker; generating it again", turn.pk)
-        return "restarted"
-    if not Turn.move(
-        turn.pk,
-        TurnStatus.FAILED,
-        only_from=(TurnStatus.STREAMING,),
-        where=unchanged,
-        lease_owner="",
-        error=f"The worker stopped while writing this turn ({turn.attempts} tries). Retry it.",
-    ):
-        return None
-    turn.refresh_from_db()
-    events.notify_turn_finished(turn)
-    _autoplay_end(turn)
-    return "failed"
+    """Its worker is gone: generate the turn again, or fail it (`lease_lapsed`)."""
+    return lease_lapsed(TURNS, turn)

@@ -21,6 +21,7 @@ from django.db import connection
 
 from lmix.realtime.codes import CLOSE_GONE
 from lmix.realtime.publish import group_send, group_send_on_commit, revoke_on_commit
+from lmix.seq import seq_next
 from productions.knowledge import public_name
 
 from .frame_selectors import FrameAccess
@@ -93,18 +94,8 @@ def lock_frame(frame_id: object) -> None:
 
 
 def next_seq(frame_id: object) -> int:
-    """Take the frame's next sequence number (call inside the changing transaction): one
-    statement, because every event on the way to an outcome takes one."""
-    table = Frame._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f'UPDATE "{table}" SET "seq" = "seq" + 1 WHERE "id" = %s RETURNING "seq"',
-            [_pk(frame_id)],
-        )
-        row = cursor.fetchone()
-    if row is None:
-        raise Frame.DoesNotExist("The frame is gone.")
-    return row[0]
+    """Take the frame's next sequence number (call inside the changing transaction)."""
+    return seq_next(Frame, frame_id)
 
 
 def _pk(frame_id: object) -> object:

@@ -21,6 +21,7 @@ from .enqueue import soft_pass_enqueue
 from .events import notify_liquid
 from .frame_events import frame_sockets_close_on_commit, lock_frame, notify_frame
 from .models import (
+    FRAME_TRANSITIONS,
     Frame,
     FrameStatus,
     Liquid,
@@ -206,11 +207,6 @@ _STATUS_EVENTS = {
     FrameStatus.OPEN: "frame.resumed",
     FrameStatus.CLOSED: "frame.closed",
 }
-_MOVES = {
-    FrameStatus.PAUSED: {FrameStatus.OPEN},
-    FrameStatus.OPEN: {FrameStatus.PAUSED},
-    FrameStatus.CLOSED: {FrameStatus.OPEN, FrameStatus.PAUSED},
-}
 
 
 @transaction.atomic
@@ -224,19 +220,17 @@ def frame_status_set(*, frame: Frame, status: str) -> Frame:
         ApplicationError: the move is not possible from the frame's status (409).
     """
     frame = Frame.objects.select_for_update().get(pk=frame.pk)
-    if frame.status not in _MOVES[status]:
+    if status not in FRAME_TRANSITIONS[frame.status]:
         raise ApplicationError(
             f"The frame is {frame.status}; it cannot be {status} now.", status_code=409
         )
     windows: list[Window] = []
     if frame.status == FrameStatus.OPEN:
         windows = windows_pause(frame=frame)
-    elif status == FrameStatus.OPEN:
-        frame.status = status  # resumed windows are fired only in an open frame
-        frame.save(update_fields=["status", "updated_at"])
+    Frame.move(frame.pk, status, only_from=(frame.status,))  # locked: it cannot lose
+    frame.refresh_from_db(fields=["status", "updated_at"])
+    if status == FrameStatus.OPEN:  # resumed windows are fired only in an open frame
         windows = windows_resume(frame=frame)
-    frame.status = status
-    frame.save(update_fields=["status", "updated_at"])
     # The windows it froze or restarted come along, so countdowns stop and go on in step.
     notify_frame(
         frame.pk,

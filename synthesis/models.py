@@ -37,6 +37,13 @@ def new_invite_code() -> str:
     return secrets.token_urlsafe(12)
 
 
+FRAME_TRANSITIONS: dict[str, set[str]] = {
+    FrameStatus.OPEN: {FrameStatus.PAUSED, FrameStatus.CLOSED},
+    FrameStatus.PAUSED: {FrameStatus.OPEN, FrameStatus.CLOSED},
+    FrameStatus.CLOSED: set(),  # closed for good
+}
+
+
 class Frame(Owned):
     """A live multiplayer scene of a production; its owner is the GM."""
 
@@ -64,6 +71,11 @@ class Frame(Owned):
 
     def __str__(self) -> str:
         return self.name
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        """The GM pauses, resumes and closes a frame (`FRAME_TRANSITIONS`)."""
+        return lifecycle_move(Frame, FRAME_TRANSITIONS, pk, to, **kwargs)
 
 
 class SeatController(models.TextChoices):
@@ -349,6 +361,14 @@ class NarrativeStatus(models.TextChoices):
     FAILED = "failed"
 
 
+NARRATIVE_TRANSITIONS: dict[str, set[str]] = {
+    # A run after a failed or lost one writes a new narrative (the old one is deleted).
+    NarrativeStatus.STREAMING: {NarrativeStatus.DONE, NarrativeStatus.FAILED},
+    NarrativeStatus.DONE: set(),
+    NarrativeStatus.FAILED: set(),
+}
+
+
 class Narrative(models.Model):
     """Flesh (a solid of the player face): one character's prose for its player, or, in a
     shared frame, the scene's one prose for everyone (`shared`, written from public
@@ -379,6 +399,10 @@ class Narrative(models.Model):
 
     def __str__(self) -> str:
         return f"{self.status}: {self.text[:40]}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        return lifecycle_move(Narrative, NARRATIVE_TRANSITIONS, pk, to, **kwargs)
 
 
 TALK_MAX = 1000

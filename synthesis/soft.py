@@ -4,14 +4,11 @@ the model fails or answers nonsense, heuristics decide and the liquid says so.""
 
 import logging
 import re
-from datetime import timedelta
 from functools import cache
 from pathlib import Path
 from typing import Self
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from pydantic import BaseModel, Field
 
@@ -19,16 +16,25 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.prepared import Param, Prepared
-from lmix.realtime.leases import lease_held, on_heartbeat
-from lmix.realtime.queued import is_queued
+from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, lease_sweep, leased
 from productions.knowledge import knowledge_text, name_for
 
-from .enqueue import soft_key
+from .enqueue import soft_key, soft_pass_enqueue
 from .events import notify_liquid
 from .frame_events import lock_frame
 from .frame_llm import FrameModels
 from .frame_selectors import seats_for_prompts
-from .models import LIQUID_MAX, Frame, Liquid, LiquidStatus, Pass, PassKind, PassStatus, Seat
+from .models import (
+    LIQUID_MAX,
+    PASS_TRANSITIONS,
+    Frame,
+    Liquid,
+    LiquidStatus,
+    Pass,
+    PassKind,
+    PassStatus,
+    Seat,
+)
 from .windows import WINDOW_SECONDS
 
 logger = logging.getLogger(__name__)
@@ -173,13 +179,7 @@ def soft_pass_run(*, pass_id: object) -> None:
     """Analyse the liquid of a pending soft pass and store the result on it (unless the
     liquid was edited or withdrawn meanwhile). Safe to run twice: only one run claims it."""
     with lease_held() as owner:
-        if not Pass.move(
-            pass_id,
-            PassStatus.RUNNING,
-            only_from=(PassStatus.PENDING,),
-            lease_owner=owner,
-            heartbeat_at=timezone.now(),
-        ):
+        if not lease_claim(SOFT, pass_id, owner):
             return
         pass_ = SOFT_PASS.get(pk=pass_id)
         seats = seats_for_prompts(frame=pass_.frame)
@@ -317,51 +317,48 @@ def soft_result_store(
     return stored
 
 
-@on_heartbeat
-def soft_passes_renew(owner: str, now) -> int:
-    return Pass.objects.filter(
-        lease_owner=owner, status=PassStatus.RUNNING, kind=PassKind.SOFT
-    ).update(heartbeat_at=now)
+def _decide_lost(pass_: Pass) -> bool:
+    """A soft pass whose task was lost or whose worker died: heuristics decide at once (a
+    soft pass is a hint, not worth a second model call). Claimed first — from pending by a
+    move, from a dead worker's run by its old heartbeat — so it is decided once."""
+    if pass_.status == PassStatus.PENDING:
+        claimed = SOFT.move(pass_.pk, PassStatus.RUNNING, only_from=(PassStatus.PENDING,))
+    else:
+        claimed = Pass.objects.filter(
+            pk=pass_.pk, status=PassStatus.RUNNING, heartbeat_at=pass_.heartbeat_at
+        ).update(heartbeat_at=timezone.now(), lease_owner="")
+    if not claimed:
+        return False
+    seats = seats_for_prompts(frame=pass_.frame)
+    others = names_known_to(pass_.liquid.seat_id, seats)
+    note = "The soft pass was lost with its worker; heuristics decided."
+    analysis = heuristics(pass_.liquid.content, others)
+    soft_result_store(pass_=pass_, analysis=analysis, source="heuristic", note=note, seats=seats)
+    return True
 
 
-# Soft passes whose task was lost (pending since before `lost`) or whose worker died
-# (silent since before `lapsed`).
-STUCK_SOFT_PASSES = Prepared(
-    lambda: Pass.objects.filter(
-        Q(status=PassStatus.PENDING, created_at__lt=Param(Pass, "created_at", name="lost"))
-        | Q(status=PassStatus.RUNNING, heartbeat_at__lt=Param(Pass, "heartbeat_at", name="lapsed")),
-        kind=PassKind.SOFT,
-    ).values_list("pk", flat=True)
+# Soft passes under a lease (lmix/realtime/leases.py). One whose task was lost (pending
+# since it was created) or whose worker died is never run again: heuristics decide.
+SOFT = leased(
+    LeasedWork(
+        name="soft pass",
+        model=Pass,
+        transitions=PASS_TRANSITIONS,
+        scope={"kind": PassKind.SOFT},
+        pending=PassStatus.PENDING,
+        running=PassStatus.RUNNING,
+        failed=PassStatus.FAILED,
+        key=soft_key,
+        enqueue=soft_pass_enqueue,
+        pending_since="created_at",
+        counts_runs=False,
+        load=lambda rows: rows.select_related("liquid", "frame"),
+        settle=_decide_lost,
+    )
 )
 
 
 def soft_passes_sweep() -> int:
-    """Soft passes whose task was lost or whose worker died: heuristics decide at once
-    (a soft pass is a hint, not worth a second model call). Returns how many."""
-    now = timezone.now()
-    lapsed = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
-    lost = now - timedelta(seconds=settings.LMIX_PENDING_REQUEUE_SECONDS)
-    decided = 0
-    passes = Pass.objects.select_related("liquid", "frame")
-    for pass_ in STUCK_SOFT_PASSES.rows_in(passes, lost=lost, lapsed=lapsed):
-        if pass_.status == PassStatus.PENDING and is_queued(soft_key(pass_.pk)):
-            continue  # merely waiting behind other work: its task will run it
-        # Claim it: from pending by a move, from a dead worker's run by its old heartbeat.
-        claimed = (
-            Pass.move(pass_.pk, PassStatus.RUNNING, only_from=(PassStatus.PENDING,))
-            if pass_.status == PassStatus.PENDING
-            else Pass.objects.filter(
-                pk=pass_.pk, status=PassStatus.RUNNING, heartbeat_at=pass_.heartbeat_at
-            ).update(heartbeat_at=now, lease_owner="")
-        )
-        if not claimed:
-            continue
-        seats = seats_for_prompts(frame=pass_.frame)
-        others = names_known_to(pass_.liquid.seat_id, seats)
-        note = "The soft pass was lost with its worker; heuristics decided."
-        analysis = heuristics(pass_.liquid.content, others)
-        soft_result_store(
-            pass_=pass_, analysis=analysis, source="heuristic", note=note, seats=seats
-        )
-        decided += 1
-    return decided
+    """Soft passes whose task was lost or whose worker died, decided by heuristics.
+    Returns how many."""
+    return lease_sweep(SOFT)["failed"]

@@ -11,7 +11,6 @@ from .run import (
     medium_model,
     medium_pass_retry,
     medium_pass_run,
-    medium_passes_renew,
     pass_lease_lapsed,
     passes_sweep,
 )
@@ -27,7 +26,6 @@ __all__ = [
     "medium_model",
     "medium_pass_retry",
     "medium_pass_run",
-    "medium_passes_renew",
     "pass_lease_lapsed",
     "passes_sweep",
     "word_budget",

@@ -199,8 +199,10 @@ def _narrative_done(narrative: Narrative) -> Narrative:
         LeaseLost: it is neither streaming nor done (deleted by a later run).
     """
     now = timezone.now()
-    if Narrative.objects.filter(pk=narrative.pk, status=NarrativeStatus.STREAMING).update(
-        status=NarrativeStatus.DONE,
+    if Narrative.move(
+        narrative.pk,
+        NarrativeStatus.DONE,
+        only_from=(NarrativeStatus.STREAMING,),
         text=narrative.text,
         token_count=narrative.token_count,
         updated_at=now,

@@ -9,20 +9,27 @@ that a narrative (seconds to a minute of model output) holds.
 """
 
 import logging
-from datetime import timedelta
 
-from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
-from django.db.models import F, Q
-from django.utils import timezone
 
 from lmix.errors import ApplicationError
+from lmix.lifecycle import lifecycle_move_all
 from lmix.llm.base import LLMError
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared, together
-from lmix.realtime.leases import lease_held, on_heartbeat
-from lmix.realtime.queued import enqueue_lost
+from lmix.realtime.leases import (
+    Handover,
+    LeasedWork,
+    lease_claim,
+    lease_claiming,
+    lease_hand_over,
+    lease_held,
+    lease_lapsed,
+    lease_sweep,
+    lease_take_over,
+    leased,
+)
 from synthesis.frame_events import lock_frame
 from synthesis.frame_llm import FrameModels
 from synthesis.frame_selectors import seats_load
@@ -31,6 +38,7 @@ from synthesis.models import Frame, FrameMode, Seat
 from ..enqueue import flesh_enqueue, flesh_key, medium_key, medium_pass_enqueue
 from ..events import notify_pass_failed, notify_window
 from ..models import (
+    NARRATIVE_TRANSITIONS,
     PASS_TRANSITIONS,
     Narrative,
     NarrativeStatus,
@@ -57,17 +65,6 @@ MEDIUM_PASS = Prepared(
         "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
     ).filter(pk=Param(Pass, "pk"), kind=PassKind.MEDIUM)
 )
-# Pending → running, of a per-character frame's pass (a shared frame's waits its turn:
-# `_claim_shared`). Sent together with the read above, which then sees it claimed.
-assert PassStatus.RUNNING in PASS_TRANSITIONS[PassStatus.PENDING]
-CLAIMABLE = Prepared(
-    lambda: Pass.objects.filter(
-        pk=Param(Pass, "pk"),
-        kind=PassKind.MEDIUM,
-        status=PassStatus.PENDING,
-        frame__mode=FrameMode.PER_CHARACTER,
-    )
-)
 
 
 def medium_pass_run(*, pass_id: object) -> None:
@@ -81,17 +78,10 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        now = timezone.now()
-        claimed, found = together(  # one round trip: the claim, then the pass as it left it
-            CLAIMABLE.updating(
-                ("status", "lease_owner", "heartbeat_at", "updated_at"),
-                fixed={"attempts": F("attempts") + 1},
-                pk=pass_id,
-                status=PassStatus.RUNNING,
-                lease_owner=owner,
-                heartbeat_at=now,
-                updated_at=now,
-            ),
+        # One round trip: the claim (a shared frame's pass waits its turn: `_claim_shared`),
+        # then the pass as it left it.
+        claimed, found = together(
+            lease_claiming(MEDIUM, pass_id, owner, frame__mode=FrameMode.PER_CHARACTER),
             MEDIUM_PASS.read(pk=pass_id),
         )
         pass_ = found[0] if found else None
@@ -112,10 +102,7 @@ def medium_flesh_run(*, pass_id: object) -> None:
     worker, and finish the pass. Safe to run twice: only the run that takes the pass from
     `AWAITING_STREAM` works."""
     with lease_held() as owner:
-        now = timezone.now()
-        if not Pass.objects.filter(
-            pk=pass_id, kind=PassKind.MEDIUM, status=PassStatus.RUNNING, lease_owner=AWAITING_STREAM
-        ).update(lease_owner=owner, heartbeat_at=now):
+        if not lease_take_over(MEDIUM, pass_id, FLESH, owner):
             return  # taken by another run, or no longer running: a duplicate or late task
         pass_ = MEDIUM_PASS.one(pk=pass_id)
         if pass_ is None:
@@ -148,20 +135,9 @@ def _guarded(pass_: Pass, lease: PassLease, step) -> bool:
 def _claim(pass_: Pass, owner: str) -> bool:
     """Pending → running under this run's lease (one statement), if nobody claimed the pass
     since it was read; `pass_` then says so too."""
-    now = timezone.now()
-    attempts = pass_.attempts + 1
-    if not Pass.move(
-        pass_.pk,
-        PassStatus.RUNNING,
-        only_from=(PassStatus.PENDING,),
-        where={"attempts": pass_.attempts},
-        lease_owner=owner,
-        heartbeat_at=now,
-        attempts=attempts,
-    ):
+    if not lease_claim(MEDIUM, pass_.pk, owner, where={"attempts": pass_.attempts}):
         return False
-    pass_.status, pass_.lease_owner, pass_.heartbeat_at = PassStatus.RUNNING, owner, now
-    pass_.attempts = attempts
+    pass_.refresh_from_db(fields=["status", "lease_owner", "heartbeat_at", "attempts"])
     return True
 
 
@@ -198,9 +174,7 @@ def _bones_run(pass_: Pass, lease: PassLease) -> bool:
     if not ctx.own and (ctx.shared or (outcome is None and not ctx.interrupt_reason)):
         route_flesh(ctx, None, lease=lease)  # nothing left to resolve or narrate
         return True
-    if not Pass.objects.filter(pk=pass_.pk, status=PassStatus.RUNNING, **lease.where).update(
-        lease_owner=AWAITING_STREAM, heartbeat_at=timezone.now()
-    ):
+    if not lease_hand_over(MEDIUM, pass_.pk, FLESH, where=lease.where):
         raise LeaseLost()
     pass_id = pass_.pk
     transaction.on_commit(lambda: flesh_enqueue(pass_id))
@@ -256,8 +230,11 @@ def _failed(pass_: Pass) -> None:
     """What a failed pass leaves: its partial narrative failed, its window failed (the
     liquid in it stays committed and unconsumed), everyone told, the reason only to the
     GM and the character's player."""
-    Narrative.objects.filter(source_pass_id=pass_.pk, status=NarrativeStatus.STREAMING).update(
-        status=NarrativeStatus.FAILED
+    lifecycle_move_all(
+        Narrative.objects.filter(source_pass_id=pass_.pk),
+        NARRATIVE_TRANSITIONS,
+        NarrativeStatus.FAILED,
+        only_from=(NarrativeStatus.STREAMING,),
     )
     if pass_.window_id and Window.move(
         pass_.window_id, WindowStatus.FAILED, only_from=(WindowStatus.FIRING,)
@@ -302,42 +279,38 @@ def _enqueue(pass_id: object) -> None:
     medium_pass_enqueue(pass_id)
 
 
-@on_heartbeat
-def medium_passes_renew(owner: str, now) -> int:
-    """The heartbeat: every medium pass this worker runs is still alive."""
-    return Pass.objects.filter(
-        lease_owner=owner, status=PassStatus.RUNNING, kind=PassKind.MEDIUM
-    ).update(heartbeat_at=now)
+def _failed_lapsed(pass_: Pass) -> None:
+    """A pass failed by the sweep: as any failure, and a shared frame's next pass runs."""
+    _failed(pass_)
+    frame_id = pass_.frame_id
+    if Frame.objects.filter(pk=frame_id, mode=FrameMode.SHARED).exists():
+        transaction.on_commit(lambda: _hand_over(frame_id))
 
 
-# Medium passes pending since before `before` (their task lost), with that time; running
-# ones whose lease has not been renewed since `before` (their worker died).
-LOST_PASSES = Prepared(
-    lambda: Pass.objects.filter(
-        kind=PassKind.MEDIUM,
-        status=PassStatus.PENDING,
-        updated_at__lt=Param(Pass, "updated_at", name="before"),
-    ).values_list("pk", "updated_at")
+# A pass whose outcome is stored waits, running, for a stream worker to take its narrative.
+FLESH = Handover(
+    owner=AWAITING_STREAM, key=flesh_key, enqueue=flesh_enqueue, what="(its narrative)"
 )
-LAPSED_PASSES = Prepared(
-    lambda: (
-        Pass.objects.filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING)
-        .exclude(lease_owner=AWAITING_STREAM)
-        .filter(
-            Q(heartbeat_at__lt=Param(Pass, "heartbeat_at", name="before"))
-            | Q(heartbeat_at__isnull=True, updated_at__lt=Param(Pass, "updated_at", name="before"))
-        )
-        .values_list("pk", flat=True)
+# Medium passes under a lease (lmix/realtime/leases.py): a lapsed one runs again from where
+# it stands (an outcome it stored is kept; its narrative starts afresh), or fails once it
+# has had its runs.
+MEDIUM = leased(
+    LeasedWork(
+        name="medium pass",
+        model=Pass,
+        transitions=PASS_TRANSITIONS,
+        scope={"kind": PassKind.MEDIUM},
+        pending=PassStatus.PENDING,
+        running=PassStatus.RUNNING,
+        failed=PassStatus.FAILED,
+        key=medium_key,
+        enqueue=lambda pass_id: _enqueue(pass_id),
+        handovers=(FLESH,),
+        load=lambda rows: rows.defer("messages", "tries"),
+        fail_message="The worker stopped while running this pass ({attempts} tries). Retry it.",
+        before_fail=lambda pass_: lock_frame(pass_.frame_id),
+        on_failed=_failed_lapsed,
     )
-)
-# Passes handed to a stream worker since before `before`, with that time.
-UNSTREAMED_PASSES = Prepared(
-    lambda: Pass.objects.filter(
-        kind=PassKind.MEDIUM,
-        status=PassStatus.RUNNING,
-        lease_owner=AWAITING_STREAM,
-        heartbeat_at__lt=Param(Pass, "heartbeat_at", name="before"),
-    ).values_list("pk", "heartbeat_at")
 )
 
 
@@ -351,87 +324,9 @@ def passes_sweep(
     Returns:
         How many passes were re-enqueued, restarted and failed.
     """
-    now = timezone.now()
-    if pending_after is None:
-        pending_after = settings.LMIX_PENDING_REQUEUE_SECONDS
-    if lapsed_after is None:
-        lapsed_after = settings.LMIX_LEASE_TIMEOUT_SECONDS
-    counts = {"requeued": 0, "restarted": 0, "failed": 0}
-    lost_before = now - timedelta(seconds=pending_after)
-    for pass_id, updated_at in LOST_PASSES.rows(before=lost_before):
-        counts["requeued"] += enqueue_lost(
-            medium_key(pass_id),
-            Pass.objects.filter(pk=pass_id, status=PassStatus.PENDING, updated_at=updated_at),
-            {"updated_at": now},
-            lambda pass_id=pass_id: _enqueue(pass_id),
-            f"medium pass {pass_id}",
-        )
-    for pass_id, handed_at in UNSTREAMED_PASSES.rows(before=lost_before):
-        counts["requeued"] += enqueue_lost(
-            flesh_key(pass_id),
-            Pass.objects.filter(pk=pass_id, lease_owner=AWAITING_STREAM, heartbeat_at=handed_at),
-            {"heartbeat_at": now},
-            lambda pass_id=pass_id: flesh_enqueue(pass_id),
-            f"medium pass {pass_id} (its narrative)",
-        )
-    before = now - timedelta(seconds=lapsed_after)
-    for pass_ in LAPSED_PASSES.rows_in(Pass.objects.defer("messages", "tries"), before=before):
-        result = pass_lease_lapsed(pass_=pass_)
-        if result:
-            counts[result] += 1
-    return counts
+    return lease_sweep(MEDIUM, pending_after=pending_after, lapsed_after=lapsed_after)
 
 
-@transaction.atomic
 def pass_lease_lapsed(*, pass_: Pass) -> str | None:
-    """Its worker is gone: run the pass again from where it stands (an outcome it stored is
-    kept; its narrative starts afresh), or fail it once it has had its runs.
-
-    Returns:
-        "restarted", "failed", or None when the pass changed meanwhile (a late heartbeat).
-    """
-    unchanged = {
-        "lease_owner": pass_.lease_owner,
-        "attempts": pass_.attempts,
-        "heartbeat_at": pass_.heartbeat_at,
-    }
-    if pass_.attempts <= settings.LMIX_LEASE_MAX_RESTARTS:
-        if not Pass.move(
-            pass_.pk,
-            PassStatus.PENDING,
-            only_from=(PassStatus.RUNNING,),
-            where=unchanged,
-            lease_owner="",
-            heartbeat_at=None,
-        ):
-            return None
-        pass_id = pass_.pk
-        transaction.on_commit(lambda: _enqueue(pass_id))
-        logger.warning(
-            "medium pass %s: lease lapsed (worker %s silent); running it again (run %d)",
-            pass_id,
-            pass_.lease_owner,
-            pass_.attempts + 1,
-        )
-        return "restarted"
-    lock_frame(pass_.frame_id)
-    if not Pass.move(
-        pass_.pk,
-        PassStatus.FAILED,
-        only_from=(PassStatus.RUNNING,),
-        where=unchanged,
-        lease_owner="",
-        error=f"The worker stopped while running this pass ({pass_.attempts} tries). Retry it.",
-    ):
-        return None
-    _failed(pass_)
-    logger.warning(
-        "medium pass %s: lease lapsed (worker %s silent) after %d runs; failed",
-        pass_.pk,
-        pass_.lease_owner,
-        pass_.attempts,
-    )
-    frame_id = pass_.frame_id
-    if Frame.objects.filter(pk=frame_id, mode=FrameMode.SHARED).exists():
-        transaction.on_commit(lambda: _hand_over(frame_id))
-    return "failed"
+    """Its worker is gone: run the pass again, or fail it (`lease_lapsed`)."""
+    return lease_lapsed(MEDIUM, pass_)

@@ -3,6 +3,8 @@ and a worker that keeps taking leases is renewed all the same."""
 
 import time
 
+import pytest
+
 from lmix.realtime import leases
 
 
@@ -19,3 +21,22 @@ def test_taking_leases_neither_renews_each_time_nor_starves_the_heartbeat(settin
             time.sleep(0.03)
     assert takes >= 20
     assert 1 <= len(renewed) <= takes // 2, (len(renewed), takes)
+
+
+def test_a_kind_of_work_whose_claim_is_no_legal_move_is_refused():
+    from productions.models import Turn
+
+    with pytest.raises(ValueError):
+        leases.leased(
+            leases.LeasedWork(
+                name="a turn that can never start",
+                model=Turn,
+                transitions={"pending": set(), "streaming": set()},
+                pending="pending",
+                running="streaming",
+                failed="failed",
+                key=str,
+                enqueue=lambda pk: None,
+            )
+        )
+    assert all(work.name != "a turn that can never start" for work in leases._works)
