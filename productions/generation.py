@@ -20,7 +20,6 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Usage
 from lmix.llm.client import llm_stream
-from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
 from lmix.realtime.queued import enqueue_lost
 from lmix.realtime.stream import TextStream
@@ -235,25 +234,6 @@ def turns_lease_renew(owner: str, now) -> int:
     )
 
 
-# Turns pending since before `before` (their task lost); streaming ones whose lease has
-# not been renewed since `before` (their worker died).
-LOST_TURNS = Prepared(
-    lambda: Turn.objects.filter(
-        status=TurnStatus.PENDING, updated_at__lt=Param(Turn, "updated_at", name="before")
-    ).values_list("pk", "updated_at")
-)
-LAPSED_TURNS = Prepared(
-    lambda: (
-        Turn.objects.filter(status=TurnStatus.STREAMING)
-        .filter(
-            Q(heartbeat_at__lt=Param(Turn, "heartbeat_at", name="before"))
-            | Q(heartbeat_at__isnull=True, updated_at__lt=Param(Turn, "updated_at", name="before"))
-        )
-        .values_list("pk", flat=True)
-    )
-)
-
-
 def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
     """The backstop for lost work: re-enqueue turns whose task was lost (never one still
     queued), and run again turns whose worker stopped renewing its lease (or fail them after
@@ -268,7 +248,10 @@ def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
     if pending_after is None:
         pending_after = settings.LMIX_PENDING_REQUEUE_SECONDS
     counts = {"requeued": 0, "restarted": 0, "failed": 0}
-    for turn_id, updated_at in LOST_TURNS.rows(before=now - timedelta(seconds=pending_after)):
+    lost = Turn.objects.filter(
+        status=TurnStatus.PENDING, updated_at__lt=now - timedelta(seconds=pending_after)
+    ).values_list("pk", "updated_at")
+    for turn_id, updated_at in lost:
         counts["requeued"] += enqueue_lost(
             turn_key(turn_id),
             Turn.objects.filter(pk=turn_id, status=TurnStatus.PENDING, updated_at=updated_at),
@@ -277,7 +260,12 @@ def turns_sweep(*, pending_after: float | None = None) -> dict[str, int]:
             f"turn {turn_id}",
         )
     lapsed_before = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
-    for turn in LAPSED_TURNS.rows_in(Turn.objects.defer("directive"), before=lapsed_before):
+    lapsed = Turn.objects.defer("directive").filter(
+        Q(heartbeat_at__lt=lapsed_before)
+        | Q(heartbeat_at__isnull=True, updated_at__lt=lapsed_before),
+        status=TurnStatus.STREAMING,
+    )
+    for turn in lapsed:
         outcome = turn_lease_lapsed(turn=turn)
         if outcome:
             counts[outcome] += 1

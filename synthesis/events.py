@@ -4,7 +4,6 @@ Groups, the frame's sequence and publishing are in productions/frame_events.py."
 
 from typing import Any
 
-from lmix.prepared import Param, Prepared
 from lmix.realtime.publish import group_send, group_send_on_commit
 from productions.frame_events import (
     Audiences,
@@ -20,9 +19,6 @@ from productions.models import Frame, LiquidVisibility, Seat
 from .models import Liquid, Narrative, Outcome, Pass, Window
 
 _FROM_SEATS: Any = object()
-SEAT_PLAYER = Prepared(
-    lambda: Seat.objects.filter(pk=Param(Seat, "pk")).values_list("user_id", flat=True)
-)
 
 
 def liquid_audiences(
@@ -84,7 +80,8 @@ def notify_liquid(
 
     occupant = _FROM_SEATS
     if liquid.author_id is not None:
-        occupant = next(iter(SEAT_PLAYER.rows(pk=liquid.seat_id)), None)
+        players = Seat.objects.filter(pk=liquid.seat_id).values_list("user_id", flat=True)
+        occupant = next(iter(players), None)
     changed_hands = occupant not in (_FROM_SEATS, None, liquid.author_id)
     if seats is None and (frame.liquid_visibility != LiquidVisibility.ALL or changed_hands):
         seats = list(Seat.objects.filter(frame_id=frame.pk).only("id", "frame_id", "user_id"))

@@ -18,7 +18,6 @@ from pydantic import BaseModel, Field
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
-from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import lease_held, on_heartbeat
 from lmix.realtime.queued import is_queued
 from productions.frame_events import lock_frame
@@ -153,23 +152,6 @@ def soft_messages(*, frame: Frame, liquid: Liquid, seats: list[Seat]) -> list[Me
     return [Message("system", system), Message("user", f"{ACTION_PREFIX}{liquid.content}")]
 
 
-SOFT_PASS = Prepared(
-    lambda: Pass.objects.select_related(
-        "liquid", "frame__production__world", "frame__production__scenario"
-    ).filter(pk=Param(Pass, "pk"))
-)
-PASS_BY_KEY = Prepared(lambda: Pass.objects.filter(pk=Param(Pass, "pk")))
-LIQUID_BY_KEY = Prepared(lambda: Liquid.objects.filter(pk=Param(Liquid, "pk")))
-# The liquid as the analysis read it: not edited, withdrawn or consumed since.
-LIQUID_REVISION = Prepared(
-    lambda: Liquid.objects.filter(
-        pk=Param(Liquid, "pk"),
-        revision=Param(Liquid, "revision"),
-        status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
-    )
-)
-
-
 def soft_pass_run(*, pass_id: object) -> None:
     """Analyse the liquid of a pending soft pass and store the result on it (unless the
     liquid was edited or withdrawn meanwhile). Safe to run twice: only one run claims it."""
@@ -182,13 +164,13 @@ def soft_pass_run(*, pass_id: object) -> None:
             heartbeat_at=timezone.now(),
         ):
             return
-        pass_ = SOFT_PASS.get(pk=pass_id)
+        pass_ = Pass.objects.select_related(
+            "liquid", "frame__production__world", "frame__production__scenario"
+        ).get(pk=pass_id)
         seats = seats_for_prompts(frame=pass_.frame)
         messages = soft_messages(frame=pass_.frame, liquid=pass_.liquid, seats=seats)
-        PASS_BY_KEY.update(
-            ("messages",),
-            pk=pass_.pk,
-            messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}],
+        Pass.objects.filter(pk=pass_.pk).update(
+            messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}]
         )
         others = names_known_to(pass_.liquid.seat_id, seats)
         note, failure = "", ""
@@ -299,10 +281,13 @@ def soft_result_store(
         "analysis_note": note,
         "updated_at": timezone.now(),
     }
+    # The liquid as the analysis read it: not edited, withdrawn or consumed since.
     stored = bool(
-        LIQUID_REVISION.update(
-            tuple(analysed), pk=pass_.liquid_id, revision=pass_.liquid_revision, **analysed
-        )
+        Liquid.objects.filter(
+            pk=pass_.liquid_id,
+            revision=pass_.liquid_revision,
+            status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
+        ).update(**analysed)
     )
     Pass.move(
         pass_.pk,
@@ -313,7 +298,7 @@ def soft_result_store(
         tries=[{"step": "soft", **entry} for entry in tries or ()],
     )
     if stored:
-        liquid = LIQUID_BY_KEY.get(pk=pass_.liquid_id)
+        liquid = Liquid.objects.get(pk=pass_.liquid_id)
         notify_liquid("liquid.analyzed", liquid, frame=pass_.frame, seats=seats)
     return stored
 
@@ -325,17 +310,6 @@ def soft_passes_renew(owner: str, now) -> int:
     ).update(heartbeat_at=now)
 
 
-# Soft passes whose task was lost (pending since before `lost`) or whose worker died
-# (silent since before `lapsed`).
-STUCK_SOFT_PASSES = Prepared(
-    lambda: Pass.objects.filter(
-        Q(status=PassStatus.PENDING, created_at__lt=Param(Pass, "created_at", name="lost"))
-        | Q(status=PassStatus.RUNNING, heartbeat_at__lt=Param(Pass, "heartbeat_at", name="lapsed")),
-        kind=PassKind.SOFT,
-    ).values_list("pk", flat=True)
-)
-
-
 def soft_passes_sweep() -> int:
     """Soft passes whose task was lost or whose worker died: heuristics decide at once
     (a soft pass is a hint, not worth a second model call). Returns how many."""
@@ -343,8 +317,12 @@ def soft_passes_sweep() -> int:
     lapsed = now - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS)
     lost = now - timedelta(seconds=settings.LMIX_PENDING_REQUEUE_SECONDS)
     decided = 0
-    passes = Pass.objects.select_related("liquid", "frame")
-    for pass_ in STUCK_SOFT_PASSES.rows_in(passes, lost=lost, lapsed=lapsed):
+    stuck = Pass.objects.select_related("liquid", "frame").filter(
+        Q(status=PassStatus.PENDING, created_at__lt=lost)
+        | Q(status=PassStatus.RUNNING, heartbeat_at__lt=lapsed),
+        kind=PassKind.SOFT,
+    )
+    for pass_ in stuck:
         if pass_.status == PassStatus.PENDING and is_queued(soft_key(pass_.pk)):
             continue  # merely waiting behind other work: its task will run it
         # Claim it: from pending by a move, from a dead worker's run by its old heartbeat.

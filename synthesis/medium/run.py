@@ -9,7 +9,7 @@ that a narrative (seconds to a minute of model output) holds.
 """
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
@@ -51,14 +51,15 @@ UNEXPECTED = "Something went wrong in this character's synthesis. Retry it."
 AWAITING_STREAM = "(awaiting a stream worker)"
 
 
-# The pass a run works on, with what it reads of its frame: nine tables, built once.
+# The pass a run works on, with what it reads of its frame: nine tables (`medium_pass_read`).
 MEDIUM_PASS = Prepared(
     lambda: Pass.objects.select_related(
         "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
     ).filter(pk=Param(Pass, "pk"), kind=PassKind.MEDIUM)
 )
 # Pending → running, of a per-character frame's pass (a shared frame's waits its turn:
-# `_claim_shared`). Sent together with the read above, which then sees it claimed.
+# `_claim_shared`). Sent together with the read above, which then sees it claimed
+# (`_claim_and_read`).
 assert PassStatus.RUNNING in PASS_TRANSITIONS[PassStatus.PENDING]
 CLAIMABLE = Prepared(
     lambda: Pass.objects.filter(
@@ -68,6 +69,34 @@ CLAIMABLE = Prepared(
         frame__mode=FrameMode.PER_CHARACTER,
     )
 )
+
+
+def medium_pass_read(pass_id: object) -> Pass | None:
+    """The medium pass with its window, outcome, narrative and frame (its production's world
+    and scenario, its medium model). Prepared (lmix/prepared.py): read twice for every
+    outcome (its run and its narrative's), and the ORM takes about twice as long to build
+    and run this nine-table join (docs/benchmarks.md, "Stop 31")."""
+    return MEDIUM_PASS.one(pk=pass_id)
+
+
+def _claim_and_read(pass_id: object, owner: str, now: datetime) -> tuple[int, Pass | None]:
+    """Claim a per-character frame's pending pass for `owner` (how many rows it moved), then
+    read it as the claim left it (`medium_pass_read`). Prepared and sent in one round trip
+    (`together`): every outcome starts here, and on this path a round trip and the ORM's
+    building of the two statements each cost more than PostgreSQL's answer."""
+    claimed, found = together(
+        CLAIMABLE.updating(
+            ("status", "lease_owner", "heartbeat_at", "updated_at"),
+            fixed={"attempts": F("attempts") + 1},
+            pk=pass_id,
+            status=PassStatus.RUNNING,
+            lease_owner=owner,
+            heartbeat_at=now,
+            updated_at=now,
+        ),
+        MEDIUM_PASS.read(pk=pass_id),
+    )
+    return claimed, found[0] if found else None
 
 
 def medium_pass_run(*, pass_id: object) -> None:
@@ -81,20 +110,7 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        now = timezone.now()
-        claimed, found = together(  # one round trip: the claim, then the pass as it left it
-            CLAIMABLE.updating(
-                ("status", "lease_owner", "heartbeat_at", "updated_at"),
-                fixed={"attempts": F("attempts") + 1},
-                pk=pass_id,
-                status=PassStatus.RUNNING,
-                lease_owner=owner,
-                heartbeat_at=now,
-                updated_at=now,
-            ),
-            MEDIUM_PASS.read(pk=pass_id),
-        )
-        pass_ = found[0] if found else None
+        claimed, pass_ = _claim_and_read(pass_id, owner, timezone.now())
         if pass_ is None:
             return  # gone
         shared = pass_.frame.mode == FrameMode.SHARED  # a frame's mode never changes
@@ -117,7 +133,7 @@ def medium_flesh_run(*, pass_id: object) -> None:
             pk=pass_id, kind=PassKind.MEDIUM, status=PassStatus.RUNNING, lease_owner=AWAITING_STREAM
         ).update(lease_owner=owner, heartbeat_at=now):
             return  # taken by another run, or no longer running: a duplicate or late task
-        pass_ = MEDIUM_PASS.one(pk=pass_id)
+        pass_ = medium_pass_read(pass_id)
         if pass_ is None:
             return  # gone
         _guarded(pass_, PassLease(pass_.pk, owner, pass_.attempts), _flesh_run)
@@ -310,37 +326,6 @@ def medium_passes_renew(owner: str, now) -> int:
     ).update(heartbeat_at=now)
 
 
-# Medium passes pending since before `before` (their task lost), with that time; running
-# ones whose lease has not been renewed since `before` (their worker died).
-LOST_PASSES = Prepared(
-    lambda: Pass.objects.filter(
-        kind=PassKind.MEDIUM,
-        status=PassStatus.PENDING,
-        updated_at__lt=Param(Pass, "updated_at", name="before"),
-    ).values_list("pk", "updated_at")
-)
-LAPSED_PASSES = Prepared(
-    lambda: (
-        Pass.objects.filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING)
-        .exclude(lease_owner=AWAITING_STREAM)
-        .filter(
-            Q(heartbeat_at__lt=Param(Pass, "heartbeat_at", name="before"))
-            | Q(heartbeat_at__isnull=True, updated_at__lt=Param(Pass, "updated_at", name="before"))
-        )
-        .values_list("pk", flat=True)
-    )
-)
-# Passes handed to a stream worker since before `before`, with that time.
-UNSTREAMED_PASSES = Prepared(
-    lambda: Pass.objects.filter(
-        kind=PassKind.MEDIUM,
-        status=PassStatus.RUNNING,
-        lease_owner=AWAITING_STREAM,
-        heartbeat_at__lt=Param(Pass, "heartbeat_at", name="before"),
-    ).values_list("pk", "heartbeat_at")
-)
-
-
 def passes_sweep(
     *, pending_after: float | None = None, lapsed_after: float | None = None
 ) -> dict[str, int]:
@@ -358,7 +343,10 @@ def passes_sweep(
         lapsed_after = settings.LMIX_LEASE_TIMEOUT_SECONDS
     counts = {"requeued": 0, "restarted": 0, "failed": 0}
     lost_before = now - timedelta(seconds=pending_after)
-    for pass_id, updated_at in LOST_PASSES.rows(before=lost_before):
+    lost = Pass.objects.filter(
+        kind=PassKind.MEDIUM, status=PassStatus.PENDING, updated_at__lt=lost_before
+    ).values_list("pk", "updated_at")
+    for pass_id, updated_at in lost:
         counts["requeued"] += enqueue_lost(
             medium_key(pass_id),
             Pass.objects.filter(pk=pass_id, status=PassStatus.PENDING, updated_at=updated_at),
@@ -366,7 +354,14 @@ def passes_sweep(
             lambda pass_id=pass_id: _enqueue(pass_id),
             f"medium pass {pass_id}",
         )
-    for pass_id, handed_at in UNSTREAMED_PASSES.rows(before=lost_before):
+    # Passes handed to a stream worker whose narrative task was lost.
+    unstreamed = Pass.objects.filter(
+        kind=PassKind.MEDIUM,
+        status=PassStatus.RUNNING,
+        lease_owner=AWAITING_STREAM,
+        heartbeat_at__lt=lost_before,
+    ).values_list("pk", "heartbeat_at")
+    for pass_id, handed_at in unstreamed:
         counts["requeued"] += enqueue_lost(
             flesh_key(pass_id),
             Pass.objects.filter(pk=pass_id, lease_owner=AWAITING_STREAM, heartbeat_at=handed_at),
@@ -375,7 +370,13 @@ def passes_sweep(
             f"medium pass {pass_id} (its narrative)",
         )
     before = now - timedelta(seconds=lapsed_after)
-    for pass_ in LAPSED_PASSES.rows_in(Pass.objects.defer("messages", "tries"), before=before):
+    lapsed = (
+        Pass.objects.defer("messages", "tries")
+        .filter(kind=PassKind.MEDIUM, status=PassStatus.RUNNING)
+        .exclude(lease_owner=AWAITING_STREAM)
+        .filter(Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True, updated_at__lt=before))
+    )
+    for pass_ in lapsed:
         result = pass_lease_lapsed(pass_=pass_)
         if result:
             counts[result] += 1
