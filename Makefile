@@ -8,8 +8,8 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 
-.PHONY: run test test-python test-frontend test-e2e screenshots bench lint format up down clean \
-	model-server model-deps
+.PHONY: run test test-python test-django-next test-frontend test-e2e screenshots bench lint \
+	format up down clean model-server model-deps
 
 run: $(VENV)/.synced frontend/dist/index.html
 	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve --setup
@@ -28,6 +28,12 @@ test-python: $(VENV)/.synced model-deps
 		$(VENV)/bin/pytest -q --durations=15; \
 	else env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(VENV)/bin/pytest -q; fi
 
+# The Python suite on SQLite under Django's next pre-release, when PyPI has one newer than
+# the locked Django (lmix/prepared.py uses Django's private compiler); else one look-up and
+# a line saying there is none (docs/testing.md).
+test-django-next: $(VENV)/.synced
+	$(PY) .ci/django_next.py
+
 test-frontend: frontend/node_modules/.installed
 	cd frontend && npm test --silent
 
@@ -41,8 +47,8 @@ screenshots: $(VENV)/.synced frontend/dist/index.html e2e-deps
 # Numbers to watch, not assertions: our own cost per prompt and per streamed delta,
 # pass-through to a websocket, recovery from `kill -9`, channel-layer fan-out, idle
 # sockets, and a frame's commit → outcome fan-out and prompt size vs history
-# (docs/realtime.md, docs/tasks.md, docs/synthesis.md). PostgreSQL + Redis when both URLs
-# are set.
+# (docs/realtime.md, docs/tasks.md; the figures, run by run: docs/benchmarks.md).
+# PostgreSQL + Redis when both URLs are set.
 bench: $(VENV)/.synced
 	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(PY) -m tests.bench
 	@if [ -n "$$DATABASE_URL" ] && [ -n "$$REDIS_URL" ]; then \

@@ -7,8 +7,6 @@ from typing import Any
 from django.db import models
 from django.utils import timezone
 
-from lmix.prepared import Param, Prepared
-
 
 def lifecycle_move(
     model: type[models.Model],
@@ -29,16 +27,9 @@ def lifecycle_move(
     """
     sources = lifecycle_sources(model, transitions, to, only_from)
     _touch(model, fields)
-    where = where or {}
-    if any("__" in key for key in where) or any(
-        hasattr(value, "resolve_expression") for value in fields.values()
-    ):  # a lookup or an expression: built each time
-        return bool(
-            model.objects.filter(pk=pk, status__in=sources, **where).update(status=to, **fields)
-        )
-    move = _move_query(model, tuple(sources), tuple(where))
-    values = {f"where_{key}": value for key, value in where.items()}
-    return bool(move.update(("status", *fields), pk=pk, status=to, **fields, **values))
+    return bool(
+        model.objects.filter(pk=pk, status__in=sources, **(where or {})).update(status=to, **fields)
+    )
 
 
 def lifecycle_move_all(
@@ -82,24 +73,3 @@ def lifecycle_sources(
 def _touch(model: type[models.Model], fields: dict[str, Any]) -> None:
     if any(f.name == "updated_at" for f in model._meta.concrete_fields):
         fields.setdefault("updated_at", timezone.now())
-
-
-_MOVES: dict[tuple, Prepared] = {}
-
-
-def _move_query(
-    model: type[models.Model], sources: tuple[str, ...], where: tuple[str, ...]
-) -> Prepared:
-    """The rows a move may take: `pk`, from one of `sources`, matching the fields `where`
-    names (their values `where_<field>`). Built once per model, sources and fields: moves
-    run on every commit and pass."""
-    key = (model, sources, where)
-    if key not in _MOVES:
-        _MOVES[key] = Prepared(
-            lambda: model.objects.filter(
-                pk=Param(model, "pk"),
-                status__in=sources,
-                **{field: Param(model, field, name=f"where_{field}") for field in where},
-            )
-        )
-    return _MOVES[key]

@@ -1,12 +1,20 @@
-"""Hot queries whose SQL is built once per process, then only bound to new values.
+"""The hottest statements, whose SQL is built once per process, then only bound to new values.
 
 Building a query's SQL costs more Python than PostgreSQL takes to answer it: the read of the
 pass a commit wakes (nine tables) spent 1.7 of its 3.1 ms there, and building SQL was a
-quarter of the worker's time under load (docs/synthesis.md, "Benchmarks"). The ORM has no
-such cache, so this one keeps the compiler Django used for the first build and runs it
-again with the new values in the same positions. It leans on the compiler's private
-interface (`as_sql`, `execute_sql`, `select`, `klass_info`); tests/lmix/test_prepared.py
-pins what it relies on, on SQLite and on PostgreSQL.
+quarter of the worker's time under load (docs/benchmarks.md). The ORM has no such cache, so
+this one keeps the compiler Django used for the first build and runs it again with the new
+values in the same positions. It leans on the compiler's private interface (`as_sql`,
+`execute_sql`, `select`, `klass_info`); tests/lmix/test_prepared.py pins what it relies on,
+on SQLite and on PostgreSQL, and `make test-django-next` runs the suite on Django's next
+pre-release (docs/testing.md).
+
+So it is kept for the few statements of the per-commit, per-outcome and per-checkpoint
+paths where it measurably pays, each behind a named function whose docstring says why:
+`lmix/authentication.py::UserBackend.get_user`, `synthesis/medium/run.py::medium_pass_read`
+and `_claim_and_read`, `synthesis/medium/context.py::_gather_reads` (with
+`productions/selectors.py::seats_for_prompts_reads`) and
+`synthesis/medium/flesh.py::narrative_checkpoint`. Everything else is plain ORM.
 
 A query is written once, with a `Param` wherever a value changes from one call to the next;
 everything else in it is fixed (its shape must not depend on the values):
@@ -33,7 +41,6 @@ from django.db.models.sql.compiler import SQLCompiler
 from django.db.models.sql.constants import ROW_COUNT
 
 M = TypeVar("M", bound=Model)
-N = TypeVar("N", bound=Model)
 
 
 class Param(Expression):
@@ -188,21 +195,6 @@ class Prepared(Generic[M]):
         if len(rows) > 1:
             raise ValueError(f"{len(rows)} rows where at most one was expected.")
         return rows[0] if rows else None
-
-    def get(self, **values: Any) -> M:
-        """The one row of a read by a unique key; raises the model's DoesNotExist without."""
-        row = self.one(**values)
-        if row is None:
-            raise self._read[0].model.DoesNotExist(f"No {self._read[0].model.__name__} found.")
-        return row
-
-    def rows_in(self, queryset: QuerySet[N], **values: Any) -> list[N]:
-        """The rows of `queryset` whose keys this read (of keys: `values_list("pk",
-        flat=True)`) finds, read only if it finds any. For the sweeps, which every process
-        runs every second or two and which almost always find nothing: a wide select costs
-        more to build than finding nothing."""
-        keys = self.rows(**values)
-        return list(queryset.filter(pk__in=keys)) if keys else []
 
     def update(self, fields: tuple[str, ...], **values: Any) -> int:
         """UPDATE the query's rows, setting each of `fields` to the value of that name (a

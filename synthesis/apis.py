@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lmix.errors import ApplicationError
-from lmix.prepared import Param, Prepared
 from lmix.throttles import CodeLookupThrottledMixin
 from productions.selectors import production_get
 
@@ -166,16 +165,11 @@ class FrameInviteApi(APIView):
         return Response({"invite_code": frame.invite_code})
 
 
-LIQUID_WITH_FRAME = Prepared(
-    lambda: Liquid.objects.filter(pk=Param(Liquid, "pk")).select_related("frame")
-)
-
-
 def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
     """Liquid in a frame the caller may see, and that access; or 404 (writing rights are
     the service's)."""
     # Only what the access check reads: the service reads the liquid again, locked.
-    liquid = LIQUID_WITH_FRAME.one(pk=liquid_id)
+    liquid = next(iter(Liquid.objects.select_related("frame").filter(pk=liquid_id)), None)
     access = frame_access_to(user=request.user, frame=liquid.frame) if liquid else None
     if liquid is None or access is None:
         raise ApplicationError("No such intention.", status_code=404)

@@ -4,7 +4,6 @@ Groups, the frame's sequence and publishing are in synthesis/frame_events.py."""
 
 from typing import Any
 
-from lmix.prepared import Param, Prepared
 from lmix.realtime.publish import group_send, group_send_on_commit
 
 from .frame_events import (
@@ -19,9 +18,6 @@ from .frame_events import (
 from .models import Frame, Liquid, LiquidVisibility, Narrative, Outcome, Pass, Seat, Window
 
 _FROM_SEATS: Any = object()
-SEAT_PLAYER = Prepared(
-    lambda: Seat.objects.filter(pk=Param(Seat, "pk")).values_list("user_id", flat=True)
-)
 
 
 def liquid_audiences(
@@ -83,7 +79,8 @@ def notify_liquid(
 
     occupant = _FROM_SEATS
     if liquid.author_id is not None:
-        occupant = next(iter(SEAT_PLAYER.rows(pk=liquid.seat_id)), None)
+        players = Seat.objects.filter(pk=liquid.seat_id).values_list("user_id", flat=True)
+        occupant = next(iter(players), None)
     changed_hands = occupant not in (_FROM_SEATS, None, liquid.author_id)
     if seats is None and (frame.liquid_visibility != LiquidVisibility.ALL or changed_hands):
         seats = list(Seat.objects.filter(frame_id=frame.pk).only("id", "frame_id", "user_id"))

@@ -38,30 +38,23 @@ def frame_list(*, user: AbstractBaseUser) -> QuerySet[Frame]:
     )
 
 
-# Every request and socket of a frame asks these first.
-FRAME_WITH_PRODUCTION = Prepared(
-    lambda: Frame.objects.filter(pk=Param(Frame, "pk")).select_related("production")
-)
-SEATS_OF_USER = Prepared(
-    lambda: Seat.objects.filter(frame=Param(Seat, "frame"), user=Param(Seat, "user")).values_list(
-        "pk", flat=True
-    )
-)
-
-
 def frame_access(*, user: AbstractBaseUser, frame_id: object) -> FrameAccess | None:
     """The user's access to the frame, or None when they are neither its GM nor seated."""
     if not user.is_authenticated or not is_uuid(frame_id):
         return None
-    frame = FRAME_WITH_PRODUCTION.one(pk=frame_id)
-    return frame_access_to(user=user, frame=frame) if frame is not None else None
+    try:  # by key, so no ORDER BY (`first()` would add one)
+        frame = Frame.objects.select_related("production").get(pk=frame_id)
+    except Frame.DoesNotExist:
+        return None
+    return frame_access_to(user=user, frame=frame)
 
 
 def frame_access_to(*, user: AbstractBaseUser, frame: Frame) -> FrameAccess | None:
     """`frame_access` for a frame the caller already read (with its production)."""
     if not user.is_authenticated:
         return None
-    seat_ids = frozenset(SEATS_OF_USER.rows(frame=frame.pk, user=user.pk))
+    seats = Seat.objects.filter(frame=frame, user=user.pk).values_list("pk", flat=True)
+    seat_ids = frozenset(seats)
     is_gm = frame.owner_id == user.pk
     if not is_gm and not seat_ids:
         return None
@@ -76,6 +69,7 @@ def frame_access_or_404(*, user: AbstractBaseUser, frame_id: object) -> FrameAcc
     return access
 
 
+# `seats_for_prompts_reads`.
 SEATS_FOR_PROMPTS = Prepared(
     lambda: Seat.objects.filter(frame=Param(Seat, "frame")).select_related("persona")
 )
@@ -94,7 +88,9 @@ def seats_for_prompts(*, frame: Frame) -> list[Seat]:
 
 
 def seats_for_prompts_reads(*, frame_id: object) -> tuple[Statement, Statement]:
-    """`seats_for_prompts`' two reads, to send with others (`together`)."""
+    """`seats_for_prompts`' two reads, to send with others (`together`). Prepared
+    (lmix/prepared.py): every soft pass (each submit) and every medium pass (each outcome,
+    with `gather`'s other reads in one round trip) reads them."""
     return SEATS_FOR_PROMPTS.read(frame=frame_id), SEATED_MEMBERSHIPS.read(frame=frame_id)
 
 

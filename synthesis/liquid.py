@@ -7,7 +7,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
-from lmix.prepared import Param, Prepared
 from lmix.text import has_visible_text
 from lmix.throttles import (
     AttemptThrottle,
@@ -128,20 +127,15 @@ def _check_pending(frame: Frame, seat: Seat) -> None:
         )
 
 
-LOCKED_LIQUID = Prepared(
-    lambda: (
-        Liquid.objects.select_for_update(of=("self",))
-        .select_related("frame", "seat")
-        .filter(pk=Param(Liquid, "pk"))
-    )
-)
-
-
 def _locked(liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
     # The frame first, then the liquid: the order a pass consuming or interrupting it and
     # a soft result take them in (the other order deadlocks with them on PostgreSQL).
     lock_frame(liquid.frame_id)
-    liquid = LOCKED_LIQUID.get(pk=liquid.pk)
+    liquid = (
+        Liquid.objects.select_for_update(of=("self",))
+        .select_related("frame", "seat")
+        .get(pk=liquid.pk)
+    )
     _writable(liquid.frame, liquid.seat, user)
     if liquid.status != LiquidStatus.SUBMITTED:
         raise ApplicationError(

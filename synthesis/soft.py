@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
-from lmix.prepared import Param, Prepared
 from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, lease_sweep, leased
 from productions.knowledge import knowledge_text, name_for
 
@@ -158,36 +157,19 @@ def soft_messages(*, frame: Frame, liquid: Liquid, seats: list[Seat]) -> list[Me
     return [Message("system", system), Message("user", f"{ACTION_PREFIX}{liquid.content}")]
 
 
-SOFT_PASS = Prepared(
-    lambda: Pass.objects.select_related(
-        "liquid", "frame__production__world", "frame__production__scenario"
-    ).filter(pk=Param(Pass, "pk"))
-)
-PASS_BY_KEY = Prepared(lambda: Pass.objects.filter(pk=Param(Pass, "pk")))
-LIQUID_BY_KEY = Prepared(lambda: Liquid.objects.filter(pk=Param(Liquid, "pk")))
-# The liquid as the analysis read it: not edited, withdrawn or consumed since.
-LIQUID_REVISION = Prepared(
-    lambda: Liquid.objects.filter(
-        pk=Param(Liquid, "pk"),
-        revision=Param(Liquid, "revision"),
-        status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
-    )
-)
-
-
 def soft_pass_run(*, pass_id: object) -> None:
     """Analyse the liquid of a pending soft pass and store the result on it (unless the
     liquid was edited or withdrawn meanwhile). Safe to run twice: only one run claims it."""
     with lease_held() as owner:
         if not lease_claim(SOFT, pass_id, owner):
             return
-        pass_ = SOFT_PASS.get(pk=pass_id)
+        pass_ = Pass.objects.select_related(
+            "liquid", "frame__production__world", "frame__production__scenario"
+        ).get(pk=pass_id)
         seats = seats_for_prompts(frame=pass_.frame)
         messages = soft_messages(frame=pass_.frame, liquid=pass_.liquid, seats=seats)
-        PASS_BY_KEY.update(
-            ("messages",),
-            pk=pass_.pk,
-            messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}],
+        Pass.objects.filter(pk=pass_.pk).update(
+            messages=[{"step": "soft", "messages": [m.as_dict() for m in messages]}]
         )
         others = names_known_to(pass_.liquid.seat_id, seats)
         note, failure = "", ""
@@ -298,10 +280,13 @@ def soft_result_store(
         "analysis_note": note,
         "updated_at": timezone.now(),
     }
+    # The liquid as the analysis read it: not edited, withdrawn or consumed since.
     stored = bool(
-        LIQUID_REVISION.update(
-            tuple(analysed), pk=pass_.liquid_id, revision=pass_.liquid_revision, **analysed
-        )
+        Liquid.objects.filter(
+            pk=pass_.liquid_id,
+            revision=pass_.liquid_revision,
+            status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
+        ).update(**analysed)
     )
     Pass.move(
         pass_.pk,
@@ -312,7 +297,7 @@ def soft_result_store(
         tries=[{"step": "soft", **entry} for entry in tries or ()],
     )
     if stored:
-        liquid = LIQUID_BY_KEY.get(pk=pass_.liquid_id)
+        liquid = Liquid.objects.get(pk=pass_.liquid_id)
         notify_liquid("liquid.analyzed", liquid, frame=pass_.frame, seats=seats)
     return stored
 

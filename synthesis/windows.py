@@ -10,7 +10,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
-from lmix.prepared import Param, Prepared
 
 from .budget import Work, budget_admits, window_work
 from .enqueue import medium_pass_enqueue, window_fire_at
@@ -48,12 +47,12 @@ def window_seconds(liquid: Liquid) -> float:
     return WINDOW_SECONDS.get(liquid.pscale if liquid.pscale is not None else DEFAULT_PSCALE, 22.5)
 
 
-# A seat has one open window at most (a constraint).
-OPEN_WINDOW = Prepared(
-    lambda: Window.objects.select_for_update().filter(
-        seat=Param(Window, "seat"), status=WindowStatus.OPEN
+def _open_window(seat_id: object) -> Window | None:
+    """The seat's open window, locked (a seat has one at most: a constraint)."""
+    return next(
+        iter(Window.objects.select_for_update().filter(seat=seat_id, status=WindowStatus.OPEN)),
+        None,
     )
-)
 
 
 def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
@@ -65,7 +64,7 @@ def window_for_commit(*, frame: Frame, liquid: Liquid) -> Window:
     pass enqueued with the commit: no timer and no second transaction before the outcome.
     Call inside the committing transaction, the frame locked.
     """
-    window = OPEN_WINDOW.one(seat=liquid.seat_id)
+    window = _open_window(liquid.seat_id)
     immediate = frame.mode == FrameMode.SHARED or frame.tempo == 0
     paused = frame.status == FrameStatus.PAUSED
     # Over the frame's model budget, an immediate window opens due now instead: the sweep
@@ -302,7 +301,7 @@ def _interrupt_deferred(*, frame: Frame, seat_id: object, outcome: Outcome) -> W
     opened (`_deferred_interrupt`). Nothing is lost, and any number of interrupts wake one
     pass."""
     now = timezone.now()
-    window = OPEN_WINDOW.one(seat=seat_id)
+    window = _open_window(seat_id)
     paused = frame.status == FrameStatus.PAUSED
     if window is None:
         window = Window.objects.create(
@@ -413,17 +412,10 @@ def windows_resume(*, frame: Frame) -> list[Window]:
     return resumed
 
 
-DUE_WINDOWS = Prepared(
-    lambda: Window.objects.filter(
-        status=WindowStatus.OPEN,
-        expires_at__lte=Param(Window, "expires_at", name="now"),
-        frame__status=FrameStatus.OPEN,
-    ).values_list("pk", flat=True)
-)
-
-
 def windows_sweep() -> int:
     """The backstop: fire every open window that expired and whose task was lost (or has
     not run yet). Returns how many fired."""
-    due = DUE_WINDOWS.rows(now=timezone.now())
+    due = Window.objects.filter(
+        status=WindowStatus.OPEN, expires_at__lte=timezone.now(), frame__status=FrameStatus.OPEN
+    ).values_list("pk", flat=True)
     return sum(window_fire(window_id=window_id) is not None for window_id in due)

@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from ..crypto import UnreadableSecret
 from ..models import LLMCall, LLMModel
-from ..prepared import Param, Prepared
 from . import structured
 from .base import (
     CallConfig,
@@ -97,15 +96,12 @@ def _record_start(row: dict[str, Any]) -> LLMCall | None:
         return None
 
 
-CALL_BY_KEY = Prepared(lambda: LLMCall.objects.filter(pk=Param(LLMCall, "pk")))
-
-
 def _record_end(call: LLMCall | None, row: dict[str, Any]) -> None:
     try:
         if call is None:
             LLMCall.objects.create(**row)
         else:
-            CALL_BY_KEY.update(tuple(row), pk=call.pk, **row)
+            LLMCall.objects.filter(pk=call.pk).update(**row)
     except Exception:
         log.warning("Could not record an LLM call (%s/%s)", row["kind"], row["purpose"])
 

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -167,54 +166,31 @@ class LeasedWork:
         where = {**self.scope, **(kwargs.pop("where", None) or {})}
         return lifecycle_move(self.model, self.transitions, pk, to, where=where, **kwargs)
 
-    @cached_property
-    def _lost(self) -> Prepared:
+    # The sweeps' reads: plain ORM, as a sweep runs once a second and mostly finds nothing.
+    def lost(self, before: datetime) -> list[tuple[Any, datetime]]:
+        """Pending since before `before`: (key, since)."""
         since = self.pending_since
-        return Prepared(
-            lambda: (
-                self.rows()
-                .filter(
-                    status=self.pending,
-                    **{f"{since}__lt": Param(self.model, since, name="before")},
-                )
-                .values_list("pk", since)
+        rows = self.rows().filter(status=self.pending, **{f"{since}__lt": before})
+        return list(rows.values_list("pk", since))
+
+    def lapsed(self, before: datetime) -> QuerySet:
+        """Running, its heartbeat (or its start, with none) older than `before`, and not
+        waiting for a hand-over's task."""
+        return (
+            self.load(self.rows())
+            .filter(status=self.running)
+            .exclude(lease_owner__in=[handover.owner for handover in self.handovers])
+            .filter(
+                Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True, updated_at__lt=before)
             )
         )
 
-    @cached_property
-    def _lapsed(self) -> Prepared:
-        return Prepared(
-            lambda: (
-                self.rows()
-                .filter(status=self.running)
-                .exclude(lease_owner__in=[handover.owner for handover in self.handovers])
-                .filter(
-                    Q(heartbeat_at__lt=Param(self.model, "heartbeat_at", name="before"))
-                    | Q(
-                        heartbeat_at__isnull=True,
-                        updated_at__lt=Param(self.model, "updated_at", name="before"),
-                    )
-                )
-                .values_list("pk", flat=True)
-            )
+    def handed(self, handover: "Handover", before: datetime) -> list[tuple[Any, datetime]]:
+        """Handed over to `handover`'s task before `before`: (key, handed at)."""
+        rows = self.rows().filter(
+            status=self.running, lease_owner=handover.owner, heartbeat_at__lt=before
         )
-
-    @cached_property
-    def _handed(self) -> dict[str, Prepared]:
-        return {
-            handover.owner: Prepared(
-                lambda owner=handover.owner: (
-                    self.rows()
-                    .filter(
-                        status=self.running,
-                        lease_owner=owner,
-                        heartbeat_at__lt=Param(self.model, "heartbeat_at", name="before"),
-                    )
-                    .values_list("pk", "heartbeat_at")
-                )
-            )
-            for handover in self.handovers
-        }
+        return list(rows.values_list("pk", "heartbeat_at"))
 
 
 _works: list[LeasedWork] = []
@@ -308,7 +284,7 @@ def lease_sweep(
         lapsed_after = settings.LMIX_LEASE_TIMEOUT_SECONDS
     counts = {"requeued": 0, "restarted": 0, "failed": 0}
     lost_before = now - timedelta(seconds=pending_after)
-    lost = work._lost.rows(before=lost_before)
+    lost = work.lost(lost_before)
     if work.settle is None:
         since = work.pending_since
         for pk, at in lost:
@@ -324,7 +300,7 @@ def lease_sweep(
         for row in work.load(work.rows()).filter(pk__in=keys) if keys else ():
             counts["failed"] += lease_lapsed(work, row) == "failed"
     for handover in work.handovers:
-        for pk, at in work._handed[handover.owner].rows(before=lost_before):
+        for pk, at in work.handed(handover, lost_before):
             counts["requeued"] += enqueue_lost(
                 handover.key(pk),
                 work.rows().filter(pk=pk, lease_owner=handover.owner, heartbeat_at=at),
@@ -333,7 +309,7 @@ def lease_sweep(
                 f"{work.name} {pk} {handover.what}",
             )
     before = now - timedelta(seconds=lapsed_after)
-    for row in work._lapsed.rows_in(work.load(work.rows()), before=before):
+    for row in work.lapsed(before):
         outcome = lease_lapsed(work, row)
         if outcome:
             counts[outcome] += 1

@@ -25,14 +25,12 @@ from lmix.llm import structured
 from lmix.llm.base import LLMError, LLMInvalidOutput, Message
 from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
-from lmix.prepared import Param, Prepared
 from synthesis.frame_events import lock_frame, next_seq
 
 from ..events import notify_outcome
 from ..guard import seat_secrets, secret_flags
 from ..models import Outcome, Pass
 from .context import (
-    HELD_PASS,
     TEXT_MAX,
     LeaseLost,
     MediumContext,
@@ -371,7 +369,7 @@ def record_messages(pass_: Pass, lease: PassLease, step: str, messages: list[Mes
     """Keep exactly what a call is sent on the pass, before sending it. Only the run that
     holds the pass writes them, so the list it loaded with the pass is the whole list."""
     entry = {"step": step, "attempt": lease.attempts, "messages": [m.as_dict() for m in messages]}
-    if not HELD_PASS.update(("messages",), **lease.held, messages=[*pass_.messages, entry]):
+    if not held_pass(lease).update(messages=[*pass_.messages, entry]):
         raise LeaseLost()
     pass_.messages = [*pass_.messages, entry]
 
@@ -383,7 +381,7 @@ def record_tries(pass_: Pass, lease: PassLease, step: str, tries: list[dict]) ->
     if not tries:
         return
     entries = [{"step": step, "attempt": lease.attempts, **one} for one in tries]
-    if not HELD_PASS.update(("tries",), **lease.held, tries=[*pass_.tries, *entries]):
+    if not held_pass(lease).update(tries=[*pass_.tries, *entries]):
         raise LeaseLost()
     pass_.tries = [*pass_.tries, *entries]
 
@@ -463,24 +461,6 @@ def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
         return outcome
 
 
-# The pass still held by the run (its row locked), and whether an outcome came after
-# `horizon`.
-HELD_NOTHING_NEWER = Prepared(
-    lambda: (
-        held_pass()
-        .select_for_update(of=("self",))
-        .annotate(
-            newer=Exists(
-                Outcome.objects.filter(
-                    frame=Param(Outcome, "frame"), seq__gt=Param(Outcome, "seq", name="horizon")
-                )
-            )
-        )
-        .values_list("newer", flat=True)
-    )
-)
-
-
 def _check_storable(ctx: MediumContext, lease: PassLease) -> None:
     """In one statement, with the frame locked: the run still holds its pass (whose row
     stays locked until commit, so no sweep restarts it meanwhile), and no outcome landed
@@ -490,7 +470,13 @@ def _check_storable(ctx: MediumContext, lease: PassLease) -> None:
         LeaseLost: the pass is no longer this run's.
         _Stale: another outcome came first: gather again.
     """
-    found = HELD_NOTHING_NEWER.rows(**lease.held, frame=ctx.frame.pk, horizon=ctx.horizon)
+    newer = Outcome.objects.filter(frame=ctx.frame.pk, seq__gt=ctx.horizon)
+    found = list(
+        held_pass(lease)
+        .select_for_update(of=("self",))
+        .annotate(newer=Exists(newer))
+        .values_list("newer", flat=True)
+    )
     if not found:
         raise LeaseLost()
     if found[0]:

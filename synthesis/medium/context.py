@@ -58,23 +58,10 @@ class PassLease:
     def where(self) -> dict[str, object]:
         return {"lease_owner": self.owner, "attempts": self.attempts}
 
-    @property
-    def held(self) -> dict[str, object]:
-        """The values of `held_pass()`'s `Param`s."""
-        return {"pk": self.pass_id, **self.where}
 
-
-def held_pass() -> QuerySet[Pass]:
-    """The pass, if a run still holds it under the lease its `Param`s give (`PassLease.held`)."""
-    return Pass.objects.filter(
-        pk=Param(Pass, "pk"),
-        status=PassStatus.RUNNING,
-        lease_owner=Param(Pass, "lease_owner"),
-        attempts=Param(Pass, "attempts"),
-    )
-
-
-HELD_PASS = Prepared(held_pass)
+def held_pass(lease: PassLease) -> QuerySet[Pass]:
+    """The pass, if the run still holds it under `lease`."""
+    return Pass.objects.filter(pk=lease.pass_id, status=PassStatus.RUNNING, **lease.where)
 
 
 @dataclass(frozen=True)
@@ -138,7 +125,8 @@ def effective_pscale(liquid: Liquid) -> int:
 FRAME_RELATED = ("production__world", "production__scenario", "medium_model")
 
 
-# Gather's reads, built once (lmix/prepared.py); the settings are read when they are built.
+# Gather's reads (`_gather_reads`), built once (lmix/prepared.py); the settings are read
+# when they are built.
 LIVE_LIQUID = Prepared(
     lambda: Liquid.objects.filter(
         frame=Param(Liquid, "frame"), status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
@@ -156,20 +144,35 @@ def _newest_narratives(**where: object) -> Prepared[Narrative]:
 
 SHARED_NARRATIVES = _newest_narratives(frame=Param(Narrative, "frame"), shared=True)
 OWN_NARRATIVES = _newest_narratives(seat=Param(Narrative, "seat"), shared=False)
-OUTCOMES_SINCE = Prepared(
-    lambda: (
-        Outcome.objects.filter(
-            frame=Param(Outcome, "frame"), created_at__gte=Param(Outcome, "created_at")
-        )
-        .order_by("seq")
-        .values_list("seq", "liquid_ids")
-    )
-)
 NEWEST_OUTCOMES = Prepared(
     lambda: Outcome.objects.filter(frame=Param(Outcome, "frame")).order_by("-seq")[
         : settings.LMIX_MEDIUM_OUTCOMES_CONTEXT
     ]
 )
+
+
+def _gather_reads(
+    frame: Frame, pass_: Pass, *, shared: bool
+) -> tuple[list[Seat], list[Liquid], list[Narrative], list[Outcome]]:
+    """The frame's seats (personas and memberships attached), its live liquid, the pass's
+    newest narratives (the frame's shared ones in a shared frame) and the frame's newest
+    outcomes. Prepared (lmix/prepared.py) and sent in one round trip (`together`): these
+    five reads run for every outcome, none needs another's answer, and building them with
+    the ORM each time costs more than PostgreSQL takes to answer them (docs/benchmarks.md,
+    "Stop 31").
+    A seat's assistant and model are loaded only if the pass needs them (a frame without a
+    medium model of its own)."""
+    seat_rows, memberships, live, newest_first, newest = together(
+        *seats_for_prompts_reads(frame_id=frame.pk),
+        LIVE_LIQUID.read(frame=frame.pk),
+        (
+            SHARED_NARRATIVES.read(frame=frame.pk)
+            if shared
+            else OWN_NARRATIVES.read(seat=pass_.seat_id)
+        ),
+        NEWEST_OUTCOMES.read(frame=frame.pk),
+    )
+    return seats_with_memberships(seat_rows, memberships), live, newest_first, newest
 
 
 def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
@@ -183,20 +186,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
     if frame is None:
         frame = Frame.objects.select_related(*FRAME_RELATED).get(pk=pass_.frame_id)
     shared = frame.mode == FrameMode.SHARED
-    # What follows reads nothing it needs the answer of the one before for: one round trip.
-    # A seat's assistant and model are loaded only if the pass needs them (a frame without
-    # a medium model of its own).
-    seat_rows, memberships, live, newest_first, newest = together(
-        *seats_for_prompts_reads(frame_id=frame.pk),
-        LIVE_LIQUID.read(frame=frame.pk),
-        (
-            SHARED_NARRATIVES.read(frame=frame.pk)
-            if shared
-            else OWN_NARRATIVES.read(seat=pass_.seat_id)
-        ),
-        NEWEST_OUTCOMES.read(frame=frame.pk),
-    )
-    seats = seats_with_memberships(seat_rows, memberships)
+    seats, live, newest_first, newest = _gather_reads(frame, pass_, shared=shared)
     seat = next((s for s in seats if s.pk == pass_.seat_id), None)
     if seat is None:
         raise Seat.DoesNotExist("The pass's seat is gone.")
@@ -324,7 +314,11 @@ def _resolved_seqs(
     if len(newest) < (NEWEST_OUTCOMES.limit or 0):
         since_then = [(o.seq, o.liquid_ids) for o in newest[::-1] if o.created_at >= since]
     else:
-        since_then = OUTCOMES_SINCE.rows(frame=frame.pk, created_at=since)
+        since_then = (
+            Outcome.objects.filter(frame=frame.pk, created_at__gte=since)
+            .order_by("seq")
+            .values_list("seq", "liquid_ids")
+        )
     for seq, liquid_ids in since_then:
         for liquid_id in liquid_ids or []:
             if liquid_id in wanted:

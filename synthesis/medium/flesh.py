@@ -37,7 +37,7 @@ from .bones import record_messages
 from .context import LeaseLost, MediumContext, PassLease
 from .prompts import compile_flesh, reply_cap, resolving_outcomes
 
-# The narrative while the run that streams it still holds its pass.
+# The narrative while the run that streams it still holds its pass (`narrative_checkpoint`).
 STREAMING_NARRATIVE = Prepared(
     lambda: Narrative.objects.filter(
         pk=Param(Narrative, "pk"),
@@ -67,11 +67,20 @@ class NarrativeWriter(TextStream):
         notify_narrative_token(self.narrative, index=index, delta=delta)
 
     def store(self, text: str, index: int) -> bool:
-        return bool(
-            STREAMING_NARRATIVE.update(
-                ("text", "token_count"), **self.ours, text=text, token_count=index
-            )
+        return narrative_checkpoint(self.ours, text=text, token_count=index)
+
+
+def narrative_checkpoint(ours: dict[str, object], *, text: str, token_count: int) -> bool:
+    """Store a streaming narrative's text so far, if the run (`ours`: the narrative's key
+    and the lease) still holds its pass. Prepared (lmix/prepared.py): every stream writes
+    this once a second for as long as it runs, hundreds of streams at once, and the ORM's
+    UPDATE, with its join to the pass, takes several times as long to build and run as
+    this one (docs/benchmarks.md, "Stop 31")."""
+    return bool(
+        STREAMING_NARRATIVE.update(
+            ("text", "token_count"), **ours, text=text, token_count=token_count
         )
+    )
 
 
 def flesh_step(

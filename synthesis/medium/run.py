@@ -59,12 +59,32 @@ UNEXPECTED = "Something went wrong in this character's synthesis. Retry it."
 AWAITING_STREAM = "(awaiting a stream worker)"
 
 
-# The pass a run works on, with what it reads of its frame: nine tables, built once.
+# The pass a run works on, with what it reads of its frame: nine tables (`medium_pass_read`).
 MEDIUM_PASS = Prepared(
     lambda: Pass.objects.select_related(
         "window", "outcome", "narrative", *(f"frame__{x}" for x in FRAME_RELATED)
     ).filter(pk=Param(Pass, "pk"), kind=PassKind.MEDIUM)
 )
+
+
+def medium_pass_read(pass_id: object) -> Pass | None:
+    """The medium pass with its window, outcome, narrative and frame (its production's world
+    and scenario, its medium model). Prepared (lmix/prepared.py): read twice for every
+    outcome (its run and its narrative's), and the ORM takes about twice as long to build
+    and run this nine-table join (docs/benchmarks.md, "Stop 31")."""
+    return MEDIUM_PASS.one(pk=pass_id)
+
+
+def _claim_and_read(pass_id: object, owner: str) -> tuple[int, Pass | None]:
+    """Claim a per-character frame's pending pass for `owner` (how many rows it moved; a
+    shared frame's pass waits its turn: `_claim_shared`), then read it as the claim left it
+    (`medium_pass_read`). Sent in one round trip (`together`): every outcome starts here,
+    and on this path a round trip costs more than PostgreSQL's answer."""
+    claimed, found = together(
+        lease_claiming(MEDIUM, pass_id, owner, frame__mode=FrameMode.PER_CHARACTER),
+        MEDIUM_PASS.read(pk=pass_id),
+    )
+    return claimed, found[0] if found else None
 
 
 def medium_pass_run(*, pass_id: object) -> None:
@@ -78,13 +98,7 @@ def medium_pass_run(*, pass_id: object) -> None:
     reason, its window too; its liquid stays committed for a retry.
     """
     with lease_held() as owner:
-        # One round trip: the claim (a shared frame's pass waits its turn: `_claim_shared`),
-        # then the pass as it left it.
-        claimed, found = together(
-            lease_claiming(MEDIUM, pass_id, owner, frame__mode=FrameMode.PER_CHARACTER),
-            MEDIUM_PASS.read(pk=pass_id),
-        )
-        pass_ = found[0] if found else None
+        claimed, pass_ = _claim_and_read(pass_id, owner)
         if pass_ is None:
             return  # gone
         shared = pass_.frame.mode == FrameMode.SHARED  # a frame's mode never changes
@@ -104,7 +118,7 @@ def medium_flesh_run(*, pass_id: object) -> None:
     with lease_held() as owner:
         if not lease_take_over(MEDIUM, pass_id, FLESH, owner):
             return  # taken by another run, or no longer running: a duplicate or late task
-        pass_ = MEDIUM_PASS.one(pk=pass_id)
+        pass_ = medium_pass_read(pass_id)
         if pass_ is None:
             return  # gone
         _guarded(pass_, PassLease(pass_.pk, owner, pass_.attempts), _flesh_run)

@@ -156,23 +156,6 @@ def by_name() -> Prepared:
     )
 
 
-def test_rows_in_reads_the_keys_then_the_rows_it_found():
-    wanted, _other = AssistantFactory(name="wanted"), AssistantFactory(name="other")
-    with CaptureQueriesContext(connection) as queries:
-        found = by_name().rows_in(Assistant.objects.select_related("persona"), name="wanted")
-    assert found == [wanted]
-    assert found[0].persona == wanted.persona  # loaded with the row, no query of its own
-    assert len(queries) == 2
-
-
-def test_rows_in_stops_at_the_keys_when_there_are_none():
-    AssistantFactory(name="other")
-    with CaptureQueriesContext(connection) as queries:
-        assert by_name().rows_in(Assistant.objects.select_related("persona"), name="x") == []
-    assert len(queries) == 1
-    assert "persona" not in queries[0]["sql"]
-
-
 # -- together: statements in one round trip --------------------------------------------------
 
 

@@ -628,7 +628,7 @@ def test_on_postgresql_a_pass_is_claimed_and_read_in_one_round_trip_and_gathers_
     assert claimed == {"status": "running", "attempts": 1, "owner": stored.lease_owner}
     assert (stored.status, stored.attempts) == ("running", 1)
 
-    stored = run_module.MEDIUM_PASS.one(pk=pass_.pk)  # as the run read it, with its frame
+    stored = run_module.medium_pass_read(pass_.pk)  # as the run read it, with its frame
     with round_trips() as trips:
         ctx = medium.gather(stored, frame=stored.frame)
     assert trips == [1]
@@ -698,6 +698,18 @@ def test_a_lapsed_pass_lease_is_run_again_by_the_sweep_reusing_its_outcome(
     assert Outcome.objects.filter(frame=scene.frame).count() == 1
     assert LLMCall.objects.filter(purpose="synthesis.bones").count() == 1
     assert Narrative.objects.get(source_pass=dead).status == "done"
+
+
+def test_a_running_pass_that_never_beat_is_run_again_once_its_update_is_old(
+    user, monkeypatch, settings, enqueued
+):
+    scene = Scene(user)
+    dead = dead_after_bones(scene, monkeypatch, settings)
+    Pass.objects.filter(pk=dead.pk).update(
+        heartbeat_at=None, updated_at=timezone.now() - timedelta(minutes=5)
+    )
+    assert medium.passes_sweep(lapsed_after=60) == {"requeued": 0, "restarted": 1, "failed": 0}
+    assert Pass.objects.get(pk=dead.pk).status == "pending" and enqueued == [str(dead.pk)]
 
 
 def test_a_pass_whose_worker_keeps_dying_fails_visibly(user, monkeypatch, settings, events):
