@@ -329,6 +329,7 @@ class Scene:
         ]
         candidates += [(3, fact) for fact in facts]
         candidates.append((5, dice.pick("scene-closing", _SCENE_CLOSINGS).format(name=name)))
+        candidates = [(rank, said) for rank, said in candidates if said]  # an empty action
         chosen: set[int] = set()
         used = 0
         for index in sorted(range(len(candidates)), key=lambda i: (candidates[i][0], i)):
