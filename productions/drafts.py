@@ -48,7 +48,7 @@ def draft_generate(
         return
     draft = _DraftStream(production_id, draft_id)
     try:  # an invalid stored setting (LLMBadRequest) fails the draft, saying which
-        messages = member_messages(
+        messages, reply = member_messages(
             production=production,
             cast=cast,
             member=speaker,
@@ -66,6 +66,7 @@ def draft_generate(
             overrides=speaker.config_override,
             usage=Usage(),
             subject=draft_id,
+            context=reply,
         )
         with closing(stream) as deltas:
             for delta in deltas:

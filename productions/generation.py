@@ -120,7 +120,7 @@ def _stream(turn: Turn, writer: StreamWriter, started: float) -> None:
     if turn.continuation:  # its own text so far ends the branch; the model goes on from it
         branch.append(Turn(assistant_id=turn.assistant_id, content=turn.content, status="done"))
     # An invalid stored setting fails the turn here, saying which, before any call.
-    messages = member_messages(
+    messages, reply = member_messages(
         production=production,
         cast=cast,
         member=assistant,
@@ -141,6 +141,7 @@ def _stream(turn: Turn, writer: StreamWriter, started: float) -> None:
         overrides=assistant.config_override,
         usage=usage,
         variant=_earlier_takes(turn),
+        context=reply,
     )
     try:
         for delta in stream:

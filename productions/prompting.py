@@ -2,14 +2,16 @@
 triggered lore), then its branch, fitted to its context size."""
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from authoring.models import Assistant, LoreEntry, Persona, Scenario, World
 from authoring.prompt_template import template_render
 from lmix.llm.base import Message
 from lmix.llm.client import params_for
+from lmix.llm.offline import Reply
 from lmix.llm.tokens import context_window, fit_messages
 
-from .knowledge import knowledge_text, name_for
+from .knowledge import knowledge_text, name_for, public_name
 from .lore import lore_for_world, lore_section, lore_select, recent_text
 from .models import Production, SpeakerKind, Turn
 
@@ -76,7 +78,7 @@ def transcript(
             continue
         if turn.speaker_kind == SpeakerKind.DIRECTOR:
             message = Message("user", f"[Director] {turn.content.strip()}")
-        elif turn.assistant_id is not None and turn.assistant_id == speaker_assistant_id:
+        elif _own(turn, speaker_assistant_id):
             message = Message("assistant", turn.content.strip())
         else:
             name = names.get(turn.assistant_id, UNKNOWN_SPEAKER)
@@ -155,6 +157,36 @@ def build_messages(
     return fit_messages(system, history, budget=window, reserve=reserve)
 
 
+def offline_reply(
+    *,
+    speaker: Persona,
+    speaker_assistant_id: object,
+    world: World,
+    scenario: Scenario,
+    branch: Sequence[Turn],
+    names: Mapping[object, str],
+    cue: str = NEXT_CUE,
+) -> Reply:
+    """What the offline narrator reads of a turn's prompt (lmix/llm/offline.py): the
+    speaker by the name everyone knows, and the newest line of the transcript that is not
+    its own, labelled as `transcript` labels it."""
+    said = [t for t in branch if t.is_readable and not _own(t, speaker_assistant_id)]
+    reply = Reply(speaker=public_name(speaker), world=world.name, scenario=scenario.description)
+    if cue == CONTINUE_CUE:
+        return replace(reply, kind="continue")
+    if not said:
+        return reply  # an opening
+    last = said[-1]
+    if last.speaker_kind == SpeakerKind.DIRECTOR:
+        return replace(reply, kind="directed", line=last.content.strip())
+    other = names.get(last.assistant_id, UNKNOWN_SPEAKER)
+    return replace(reply, kind="reply", line=last.content.strip(), other=other)
+
+
+def _own(turn: Turn, speaker_assistant_id: object) -> bool:
+    return turn.assistant_id is not None and turn.assistant_id == speaker_assistant_id
+
+
 def member_messages(
     *,
     production: Production,
@@ -162,15 +194,17 @@ def member_messages(
     member: Assistant,
     branch: Sequence[Turn],
     cue: str = NEXT_CUE,
-) -> list[Message]:
+) -> tuple[list[Message], Reply]:
     """What a cast member is sent to speak after `branch` (its turn, or a drafted line):
-    its model's and its own settings, its template, the lore it may know.
+    its model's and its own settings, its template, the lore it may know; and what the
+    offline narrator reads of it (`offline_reply`).
 
     Raises:
         LLMBadRequest: a stored setting is invalid; the message names which.
     """
     # The model's settings, then the assistant's.
     params = params_for(member.model, member.config_override)
+    voices = _voices(cast, branch)
     messages, _dropped = build_messages(
         speaker=member.persona,
         speaker_assistant_id=member.pk,
@@ -184,9 +218,18 @@ def member_messages(
         template=member.system_prompt_template,
         lore=lore_for_world(world=production.world),
         context_size=params.get("context_size"),
-        voices=_voices(cast, branch),
+        voices=voices,
     )
-    return messages
+    reply = offline_reply(
+        speaker=member.persona,
+        speaker_assistant_id=member.pk,
+        world=production.world,
+        scenario=production.scenario,
+        branch=branch,
+        names=speaker_names(voices=voices, reader=member.persona),
+        cue=cue,
+    )
+    return messages, reply
 
 
 def _voices(cast: Sequence[Assistant], branch: Sequence[Turn]) -> dict[object, Persona]:

@@ -18,6 +18,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete
+from lmix.llm.offline import Reply
 from lmix.text import has_visible_text
 from productions.knowledge import knowledge_text, name_for, public_name
 
@@ -137,10 +138,15 @@ def _enqueue(seat_ids: list[str], *, outcome_id: str | None) -> None:
         transaction.on_commit(lambda s=seat_id: ai_act_enqueue(s, outcome_id))
 
 
+def recent_outcomes(seat: Seat) -> list[Outcome]:
+    """The frame's latest outcomes, oldest first: what an AI seat is told happened."""
+    recent = Outcome.objects.filter(frame=seat.frame).order_by("-seq")[:RECENT_OUTCOMES]
+    return list(recent)[::-1]
+
+
 def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> list[Message]:
     """What the assistant is sent (`ai_prompt`), with the frame's latest outcomes."""
-    recent = Outcome.objects.filter(frame=seat.frame).order_by("-seq")[:RECENT_OUTCOMES]
-    return ai_prompt(seat=seat, seats=seats, recent=list(recent)[::-1], outcome=outcome)
+    return ai_prompt(seat=seat, seats=seats, recent=recent_outcomes(seat), outcome=outcome)
 
 
 def ai_prompt(
@@ -157,7 +163,30 @@ def ai_prompt(
         world=production.world,
         scenario=production.scenario,
     )
-    names = {str(s.pk): name_for(s.persona, by=persona) for s in seats}
+    happened = _happened(seat=seat, seats=seats, recent=recent, outcome=outcome)
+    ask = f"What does {persona.name} do?"
+    if (known_as := public_name(persona)) != persona.name:
+        # What it intends becomes an outcome everyone reads (the guard flags a real name).
+        ask += f" Everyone else knows {persona.name} as {known_as}: say only that name aloud."
+    return [
+        Message("system", _template().format(knowledge=knowledge, name=persona.name)),
+        Message("user", f"WHAT JUST HAPPENED\n{happened}\n\n{ask}"),
+    ]
+
+
+def ai_reply(
+    *, seat: Seat, seats: list[Seat], recent: list[Outcome], outcome: Outcome | None
+) -> Reply:
+    """What the offline narrator reads of `ai_prompt`: the character by the name everyone
+    knows, asked what it does about what just happened."""
+    happened = _happened(seat=seat, seats=seats, recent=recent, outcome=outcome)
+    return Reply(speaker=public_name(seat.persona), kind="reply", line=happened, question=True)
+
+
+def _happened(
+    *, seat: Seat, seats: list[Seat], recent: list[Outcome], outcome: Outcome | None
+) -> str:
+    names = {str(s.pk): name_for(s.persona, by=seat.persona) for s in seats}
     lines = []
     for past in recent:
         for action in past.actions_resolved:
@@ -170,15 +199,7 @@ def ai_prompt(
             for i in outcome.interrupts
             if str(i.get("seat")) == str(seat.pk)
         )
-    happened = "\n".join(lines) or "- The scene is just beginning."
-    ask = f"What does {persona.name} do?"
-    if (known_as := public_name(persona)) != persona.name:
-        # What it intends becomes an outcome everyone reads (the guard flags a real name).
-        ask += f" Everyone else knows {persona.name} as {known_as}: say only that name aloud."
-    return [
-        Message("system", _template().format(knowledge=knowledge, name=persona.name)),
-        Message("user", f"WHAT JUST HAPPENED\n{happened}\n\n{ask}"),
-    ]
+    return "\n".join(lines) or "- The scene is just beginning."
 
 
 def seat_names(seat: Seat) -> list[str]:
@@ -238,7 +259,8 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
         return None
     outcome = Outcome.objects.filter(pk=outcome_id).first() if outcome_id else None
     seats = seats_load(frame=seat.frame)
-    messages = ai_messages(seat=seat, seats=seats, outcome=outcome)
+    recent = recent_outcomes(seat)
+    messages = ai_prompt(seat=seat, seats=seats, recent=recent, outcome=outcome)
     try:
         answer = llm_complete(
             model=seat.assistant.model,
@@ -246,6 +268,7 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
             purpose="synthesis.ai_act",
             subject=f"seat:{seat.pk}",
             overrides=seat.assistant.config_override,
+            context=ai_reply(seat=seat, seats=seats, recent=recent, outcome=outcome),
         )
     except LLMError:
         logger.warning("the assistant of seat %s could not act", seat.pk, exc_info=True)

@@ -4,6 +4,7 @@ the model fails or answers nonsense, heuristics decide and the liquid says so.""
 
 import logging
 import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Self
@@ -38,8 +39,6 @@ from .windows import WINDOW_SECONDS
 
 logger = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).parent / "templates" / "synthesis"
-ACTION_PREFIX = "ACTION: "
-_SEAT_LINE = re.compile(r"^- (.+): ([0-9a-f-]{36})$", re.MULTILINE)
 
 # Heuristic cues, checked in this order: the first that matches sets the pscale.
 _PSCALE_CUES: list[tuple[int, re.Pattern[str]]] = [
@@ -64,6 +63,15 @@ _INTERRUPTIVE = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class SoftContext:
+    """What the soft prompt holds, for the offline narrator: the intention, and the other
+    characters by the names the actor knows them by → their seat ids (`names_known_to`)."""
+
+    content: str
+    others: dict[str, str]
+
+
 class SoftAnalysis(BaseModel):
     """What the soft model answers about one intention."""
 
@@ -76,19 +84,9 @@ class SoftAnalysis(BaseModel):
     refined: str = Field(min_length=1, max_length=LIQUID_MAX)
 
     @classmethod
-    def offline_answer(cls, messages: list[Message], variant: int = 0) -> Self:
-        """The offline narrator's answer: the heuristics, read from the compiled prompt."""
-        text = "\n".join(m.content for m in messages)
-        action = next(
-            (
-                line[len(ACTION_PREFIX) :]
-                for line in text.splitlines()
-                if line.startswith(ACTION_PREFIX)
-            ),
-            "",
-        )
-        seats = {name: seat_id for name, seat_id in _SEAT_LINE.findall(text)}
-        return heuristics(action or "…", seats)
+    def offline_answer(cls, context: SoftContext, variant: int = 0) -> Self:
+        """The offline narrator's answer: the heuristics, on what the prompt holds."""
+        return heuristics(context.content, context.others)
 
 
 def heuristics(content: str, seats: dict[str, str]) -> SoftAnalysis:
@@ -154,7 +152,7 @@ def soft_messages(*, frame: Frame, liquid: Liquid, seats: list[Seat]) -> list[Me
     system = _template().format(
         knowledge=knowledge, characters=others or "(nobody else)", name=actor.persona.name
     )
-    return [Message("system", system), Message("user", f"{ACTION_PREFIX}{liquid.content}")]
+    return [Message("system", system), Message("user", f"ACTION: {liquid.content}")]
 
 
 def soft_pass_run(*, pass_id: object) -> None:
@@ -175,9 +173,8 @@ def soft_pass_run(*, pass_id: object) -> None:
         note, failure = "", ""
         tries: list[dict] = []
         try:
-            analysis = _model_analysis(
-                pass_, messages, valid_targets=set(others.values()), tries=tries
-            )
+            context = SoftContext(pass_.liquid.content, others)
+            analysis = _model_analysis(pass_, messages, context=context, tries=tries)
             source = "model"
         except (LLMError, ApplicationError) as error:
             analysis, source = heuristics(pass_.liquid.content, others), "heuristic"
@@ -229,12 +226,13 @@ def soft_wire(valid_targets: set[str]) -> dict:
 
 
 def _model_analysis(
-    pass_: Pass, messages: list[Message], *, valid_targets: set[str], tries: list[dict]
+    pass_: Pass, messages: list[Message], *, context: SoftContext, tries: list[dict]
 ) -> SoftAnalysis:
     # The frame's soft model, else the cast's most common, else the GM's default.
     played = FrameModels(pass_.frame).soft()
     if played is None:
         raise ApplicationError("no model is set for soft passes")
+    valid_targets = set(context.others.values())
     analysis = llm_structured(
         model=played.model,
         messages=messages,
@@ -244,6 +242,7 @@ def _model_analysis(
         max_tokens=SOFT_MAX_TOKENS,
         tries=tries,
         wire=soft_wire(valid_targets),
+        context=context,
     )
     # Targets must be seats of this frame; anything else the model made up is dropped.
     analysis.targets = [t for t in dict.fromkeys(analysis.targets) if t in valid_targets]

@@ -37,6 +37,10 @@ class CallConfig:
     # Which take this is (0 first, 1 a regeneration...). Real models vary by themselves; the
     # deterministic offline narrator uses it so a regenerated turn reads differently.
     variant: int = 0
+    # What the caller compiled the prompt from, as data, for the offline narrator
+    # (lmix/llm/offline.py: a Reply, a Scene, a structured schema's own context). Real
+    # adapters never read it: nothing of it is sent.
+    context: object = field(default=None, repr=False, compare=False)
     # The addresses each host resolved to and was checked at, for every try of this call
     # (lmix/llm/pinning.py).
     pins: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)

@@ -64,6 +64,7 @@ def call_config_for(
     *,
     timeout: float | None = None,
     variant: int = 0,
+    context: object = None,
 ) -> CallConfig:
     """The model's endpoint, key and parameters (its config, then `overrides`), validated;
     prompt-only settings (`context_size`...) are not among the parameters sent. The SDK
@@ -84,6 +85,7 @@ def call_config_for(
         connect_timeout=settings.LLM_CONNECT_TIMEOUT_SECONDS,
         max_retries=0,
         variant=variant,
+        context=context,
     )
 
 
@@ -176,8 +178,10 @@ def llm_complete(
     purpose: str,
     overrides: dict | None = None,
     subject: str = "",
+    context: object = None,
 ) -> Completion:
-    """The whole text of one completion.
+    """The whole text of one completion. `context`: what the prompt was compiled from, for
+    the offline narrator (CallConfig.context).
 
     Raises:
         LLMEmptyAnswer: the model answered no text, twice.
@@ -186,7 +190,7 @@ def llm_complete(
     with _recorded(
         kind="complete", purpose=purpose, usage=usage, model=model, subject=subject
     ) as row:
-        config = call_config_for(model, overrides)
+        config = call_config_for(model, overrides, context=context)
         row["params"] = config.params
         provider = provider_for(config.provider)
         retries = Retries()
@@ -212,10 +216,12 @@ def llm_stream(
     usage: Usage | None = None,
     variant: int = 0,
     subject: str = "",
+    context: object = None,
 ) -> Iterator[str]:
     """Text deltas as they arrive; `usage` is filled when the stream ends (or is closed).
-    `variant` numbers repeated takes of the same prompt (see CallConfig); `subject` names
-    the record the call belongs to (see LLMCall.subject).
+    `variant` numbers repeated takes of the same prompt and `context` holds what it was
+    compiled from (see CallConfig); `subject` names the record the call belongs to (see
+    LLMCall.subject).
 
     Leading whitespace is held back until text comes, so a stream that is tried again
     (it failed or stayed empty before any text) has yielded nothing; one that yielded text
@@ -240,7 +246,9 @@ def llm_stream(
         subject=subject,
     ) as row:
         # The HTTP read timeout only ends an abandoned reader; `paced` keeps the time.
-        config = call_config_for(model, overrides, variant=variant, timeout=first + between)
+        config = call_config_for(
+            model, overrides, variant=variant, timeout=first + between, context=context
+        )
         row["params"] = config.params
         provider = provider_for(config.provider)
         retries = Retries()
@@ -284,6 +292,7 @@ def llm_structured(
     check: Callable[[T], None] | None = None,
     tries: list[dict] | None = None,
     wire: dict | None = None,
+    context: object = None,
 ) -> T:
     """An instance of `schema`; on output that will not validate, `default` if given.
 
@@ -301,6 +310,8 @@ def llm_structured(
             exact names, say), so a server that constrains its output to it (json_schema,
             a llama.cpp grammar) cannot answer otherwise; the answer is still validated as
             `schema`.
+        context: what the prompt was compiled from, for the offline narrator (a schema's
+            `offline_answer` reads it; see CallConfig).
         tries: given, one dict per model call is appended, whatever its outcome:
             {"mode", "messages" (as sent, schema instruction included; a forced tool as a
             "note"), "raw" (the answer's text), "error" ("" or why it failed)}.
@@ -320,7 +331,9 @@ def llm_structured(
                 or max_tokens
                 or settings.LLM_STRUCTURED_MAX_TOKENS
             )
-            config = call_config_for(model, {**(overrides or {}), "max_tokens": budget})
+            config = call_config_for(
+                model, {**(overrides or {}), "max_tokens": budget}, context=context
+            )
             row["params"] = config.params
             return negotiated(
                 config,

@@ -1,11 +1,17 @@
-"""The offline narrator: deterministic prose and schema-valid data built from the prompt.
+"""The offline narrator: deterministic prose and schema-valid data, built from what the
+caller knows about the call, never read back out of the prompt's text.
 
-Two hooks let a caller get answers that fit its prompt rather than generic ones:
-- a pydantic schema with a classmethod `offline_answer(messages, variant)` answers
-  structured calls itself (from the compiled prompt); the generic builder is the fallback;
-- a prompt whose last user message holds a `SCENE TO NARRATE:` … `END OF SCENE` block of
-  `- Key: value` lines (Character, Intention, Interrupt, Result, Fact, Words) is narrated
-  from that block: what the character did, how it turned out, the facts, within Words.
+A caller hands it the facts its prompt was compiled from as `CallConfig.context` (real
+adapters never read it):
+- a `Reply` (a production's turn, a drafted line, an AI seat's intention) is written as a
+  small scene: an action, perhaps the last speaker's words taken up, a line of dialogue;
+- a `Scene` (a frame's narrative) is told from what was done, how it turned out and the
+  facts, within its words;
+- a structured call's schema answers itself where it has a classmethod
+  `offline_answer(context, variant)` (its caller's context is its own); otherwise the
+  generic builder fills the schema from the `Reply`.
+Without a context it is "The narrator", opening a scene. The messages only seed its choices:
+the same prompt gives the same text, another take (`variant`) another.
 """
 
 import hashlib
@@ -14,20 +20,21 @@ import math
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from functools import cached_property
+from typing import Any, Literal, TypeVar
 
 from django.conf import settings
 from pydantic import BaseModel, ValidationError
 
 from .base import CallConfig, Completion, LLMInvalidOutput, Message, StructuredMode, T, Usage
+from .third_person import attempt, capital, in_first_person, sentence, third_person, told
 from .tokens import estimate_usage
 
 X = TypeVar("X")
 MODEL_ID = "narrator"
 FALLBACK_SPEAKER = "The narrator"
-_SPEAKER = re.compile(r"^\s*YOU ARE:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
 _QUOTE = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
 # fmt: off
@@ -37,14 +44,21 @@ _STOPWORDS = frozenset({
     "about", "into", "over", "just", "like", "very", "been", "were", "said", "says", "tell",
     "told", "here", "some", "more", "most", "much", "such", "only", "also", "each", "other",
 })
+# Titles that stay when someone is addressed by a short name ("Detective Johnson").
+_TITLES = frozenset({
+    "captain", "detective", "doctor", "dr", "dr.", "lieutenant", "lady", "lord", "mr", "mr.",
+    "mrs", "mrs.", "ms", "ms.", "officer", "professor", "sergeant", "sir", "madam", "father",
+    "sister", "brother", "king", "queen", "prince", "princess", "agent", "inspector",
+})
 # fmt: on
 MAX_QUOTES = 2
+MAX_ECHO_WORDS = 14
 # Recursive schemas stop here (with null or an empty list where the schema allows it).
 MAX_DEPTH = 6
 
-# A chat turn reads as a small scene (lmix/llm/offline.py's `Prompt.prose`): an action in
-# *asterisks*, perhaps the other speaker's words taken up, a line of dialogue in quotes,
-# perhaps a closing action. Sentences never hold pronouns: nobody's gender is known.
+# A chat turn reads as a small scene (`Reply.prose`): an action in *asterisks*, perhaps the
+# other speaker's words taken up, a line of dialogue in quotes, perhaps a closing action.
+# Sentences never hold pronouns: nobody's gender is known.
 _OPENING_BEATS = (
     "{Name} looks around, taking in every face",
     "{Name} straightens up as the moment begins",
@@ -119,47 +133,9 @@ _CLOSINGS = (
     "*{short} does not look away.*",
     "*For a moment, nobody moves.*",
 )
-# Titles that stay when someone is addressed by a short name ("Detective Johnson").
-_TITLES = frozenset(
-    {
-        "captain",
-        "detective",
-        "doctor",
-        "dr",
-        "dr.",
-        "lieutenant",
-        "lady",
-        "lord",
-        "mr",
-        "mr.",
-        "mrs",
-        "mrs.",
-        "ms",
-        "ms.",
-        "officer",
-        "professor",
-        "sergeant",
-        "sir",
-        "madam",
-        "father",
-        "sister",
-        "brother",
-        "king",
-        "queen",
-        "prince",
-        "princess",
-        "agent",
-        "inspector",
-    }
-)
-# A cue in brackets ("[The scene begins. Speak first.]") is for the model, never material.
-_CUE = re.compile(r"^\s*\[(?!Director\])[^\]\n]*\]\s*$", re.MULTILINE)
-_LINE_START = re.compile(r"(?:\A|\n\n)(\[Director\]|[^:\n\[\]]{1,80}:)[ \t]*")
-_KNOWN_AS = re.compile(r"\A\s*\n- Known to others as:\s*(.+?)\s*$", re.MULTILINE)
-_SECTION = re.compile(r"^\s*(WORLD|SCENARIO):\s*(.+?)\s*$", re.MULTILINE)
-MAX_ECHO_WORDS = 14
-# fmt: off
+
 _NAME_FIELDS = frozenset({"name", "speaker", "character", "who", "actor", "author", "persona"})
+# fmt: off
 _PROSE_FIELDS = frozenset({
     "text", "content", "narration", "reply", "response", "message", "description", "summary",
     "prose", "dialogue", "speech", "body", "story", "answer", "output",
@@ -168,70 +144,16 @@ _PROSE_FIELDS = frozenset({
 
 
 @dataclass(frozen=True)
-class Prompt:
-    """What the narrator takes from a conversation."""
+class Dice:
+    """The narrator's choices, seeded by the messages and the take: the same call makes the
+    same choices, and a longer conversation new ones."""
 
     seed: bytes
-    speaker: str
-    quotes: tuple[str, ...]
-    words: tuple[str, ...]
-    # What the turn answers: "opening", "reply", "directed" (a director's note) or
-    # "continue" (its own last message, cut short).
-    kind: str = "reply"
-    other: str = ""  # who spoke last, as the prompt names them
-    asked: bool = False  # whether that line asks something
-    world: str = ""
-    setting: str = ""  # the scenario's first sentence
 
     @classmethod
-    def read(cls, messages: list[Message], variant: int = 0) -> "Prompt":
+    def of(cls, messages: list[Message], variant: int = 0) -> "Dice":
         material = [m.as_dict() for m in messages] + ([variant] if variant else [])
-        seed = hashlib.sha256(json.dumps(material).encode()).digest()
-        system = "\n".join(m.content for m in messages if m.role == "system")
-        found = _SPEAKER.findall(system)
-        speaker = found[-1] if found else FALLBACK_SPEAKER
-        # What everyone reads names a character as everyone knows it: an undercover
-        # character's real name stays in its own prompt.
-        if found and (alias := _KNOWN_AS.search(system.split(f"YOU ARE: {speaker}", 1)[-1])):
-            speaker = alias[1]
-        users = [m.content for m in messages if m.role == "user"]
-        last_user = users[-1] if users else ""
-        cues = " ".join(_CUE.findall(last_user)).lower()
-        # The newest line that is not a cue: what this turn answers.
-        said = next((text for text in map(_without_cues, reversed(users)) if text), "")
-        kind, other, line = "reply", "", said
-        if "continue your last" in cues:
-            kind = "continue"
-        elif not said or "scene begins" in cues:
-            kind = "opening"
-        else:
-            starts = list(_LINE_START.finditer(said))
-            if starts:
-                label, line = starts[-1][1], said[starts[-1].end() :]
-                if label == "[Director]":
-                    kind = "directed"
-                else:
-                    other = label.rstrip(":").strip()
-        # The newest lines only: echoing every quote of a long exchange would make each
-        # answer longer than the one before it.
-        quoted = [a or b for a, b in _QUOTE.findall(line)] if kind == "reply" else []
-        quotes = tuple(dict.fromkeys(q.strip() for q in quoted if q.strip()))[-MAX_QUOTES:]
-        unquoted = _QUOTE.sub(" ", _without_cues(last_user))
-        words = [w for w in _WORD.findall(unquoted) if w.lower() not in _STOPWORDS]
-        # Longer words are likelier to be what the line is about ("lighthouse", not "down").
-        salient = [w for w in words if len(w) >= 5 and w not in speaker] or words
-        sections = dict(_SECTION.findall(system))
-        return cls(
-            seed,
-            speaker,
-            quotes,
-            tuple(dict.fromkeys(salient)),
-            kind=kind,
-            other=other if other != speaker else "",
-            asked="?" in " ".join(quoted or [line]),
-            world=sections.get("WORLD", ""),
-            setting=_first_sentence(system, "SCENARIO"),
-        )
+        return cls(hashlib.sha256(json.dumps(material).encode()).digest())
 
     def number(self, salt: str) -> int:
         return int.from_bytes(hashlib.sha256(self.seed + salt.encode()).digest()[:8], "big")
@@ -239,68 +161,86 @@ class Prompt:
     def pick(self, salt: str, options: Sequence[X]) -> X:
         return options[self.number(salt) % len(options)]
 
-    def topic(self, salt: str) -> str:
-        return self.pick(salt, self.words) if self.words else ""
 
-    def prose(self) -> str:
-        """A chat turn as a small scene: an action in *asterisks*, perhaps the last speaker's
-        words taken up, a line in quotes, perhaps a closing action. Deterministic: the same
-        prompt gives the same text; the speaker, the last line and the setting vary it."""
+@dataclass(frozen=True)
+class Reply:
+    """A chat line to write, from what its prompt was compiled from: who speaks, by the name
+    everyone knows, and what it answers."""
+
+    speaker: str = FALLBACK_SPEAKER
+    # "opening" (nothing to answer yet), "reply" (to `line`), "directed" (a director's
+    # note, `line`) or "continue" (its own last message, cut short).
+    kind: Literal["opening", "reply", "directed", "continue"] = "opening"
+    line: str = ""
+    other: str = ""  # who said `line`, by the name the speaker knows them; "" unnamed
+    question: bool = False  # it answers a question whatever `line` says (an AI seat's)
+    world: str = ""  # the world's name
+    scenario: str = ""  # the scenario's description
+
+    @cached_property
+    def quoted(self) -> list[str]:
+        return [a or b for a, b in _QUOTE.findall(self.line)] if self.kind == "reply" else []
+
+    @cached_property
+    def words(self) -> tuple[str, ...]:
+        """The line's words outside quotes, longer ones (likelier what it is about:
+        "lighthouse", not "down") when there are any."""
+        words = [
+            w for w in _WORD.findall(_QUOTE.sub(" ", self.line)) if w.lower() not in _STOPWORDS
+        ]
+        salient = [w for w in words if len(w) >= 5 and w not in self.speaker] or words
+        return tuple(dict.fromkeys(salient))
+
+    def prose(self, dice: Dice) -> str:
+        """The line as a small scene: an action in *asterisks*, perhaps the last speaker's
+        words taken up, a line in quotes, perhaps a closing action."""
         name, short = self.speaker, _short_name(self.speaker)
         if name == FALLBACK_SPEAKER:  # mid-sentence it reads "the narrator"
             short = "the narrator"
-        other = _short_name(self.other) if self.other else ""
-        names = {"Name": name, "short": short, "Other": self.other, "other": other}
+        named = self.other if self.other != self.speaker else ""
+        other = _short_name(named) if named else ""
+        names = {"Name": name, "short": short, "Other": named, "other": other}
 
         def choose(salt: str, options: Sequence[str], **fields: str) -> str:
             # Lines that address someone only when someone spoke.
             usable = [o for o in options if other or "{other}" not in o.lower()]
-            return self.pick(salt, usable).format(**names, **fields)
+            return dice.pick(salt, usable).format(**names, **fields)
 
         if self.kind == "continue":
-            return _spoken(choose("line", _CONTINUED_LINES), short, self.pick("tag", _TAGS))
+            return _spoken(choose("line", _CONTINUED_LINES), short, dice.pick("tag", _TAGS))
         beats = {"opening": _OPENING_BEATS, "directed": _DIRECTED_BEATS}
-        sentences = [f"*{_capital(choose('beat', beats.get(self.kind, _REPLY_BEATS)))}.*"]
+        sentences = [f"*{capital(choose('beat', beats.get(self.kind, _REPLY_BEATS)))}.*"]
         if self.kind == "opening":
-            if self.setting:
-                sentences.insert(0, f"*{self.setting}*")
+            if setting := _first_sentence(self.scenario):
+                sentences.insert(0, f"*{setting}*")
             elif self.world:
                 world = self.world[4:] if self.world.startswith("The ") else self.world
                 world = f"the {world}" if world != self.world else world
                 sentences.append(f"*{choose('setting', _SETTINGS, world=world)}*")
-        for i, quote in enumerate(self.quotes):
+        # The newest quotes only: echoing every quote of a long exchange would make each
+        # answer longer than the one before it.
+        quotes = tuple(dict.fromkeys(q.strip() for q in self.quoted if q.strip()))[-MAX_QUOTES:]
+        for i, quote in enumerate(quotes):
             if len(quote.split()) <= MAX_ECHO_WORDS and short not in quote:
-                sentences.append(self.pick(f"echo{i}", _ECHOES).format(quote=quote, **names))
+                sentences.append(dice.pick(f"echo{i}", _ECHOES).format(quote=quote, **names))
+        asked = self.question or "?" in " ".join(self.quoted or [self.line])
         lines = {"opening": _OPENING_LINES, "directed": _DIRECTED_LINES}
-        bank = _ANSWERS if self.asked and self.kind == "reply" else _REPLIES
+        bank = _ANSWERS if asked and self.kind == "reply" else _REPLIES
         spoken = choose("line", lines.get(self.kind, bank))
         tags = _TAGS[1:] if self.kind == "opening" else _TAGS  # nothing said yet to add to
-        sentences.append(_spoken(spoken, short, self.pick("tag", tags)))
-        if self.number("closing") % 3 == 0:
+        sentences.append(_spoken(spoken, short, dice.pick("tag", tags)))
+        if dice.number("closing") % 3 == 0:
             sentences.append(choose("closing", _CLOSINGS))
         return " ".join(sentences)
 
-    def phrase(self, salt: str) -> str:
-        if not self.words:
-            return "nothing in particular"
-        start, count = self.number(salt), min(len(self.words), 1 + self.number(f"{salt}#n") % 3)
-        return " ".join(self.words[(start + i) % len(self.words)] for i in range(count))
 
-
-def _without_cues(text: str) -> str:
-    return _CUE.sub("", text).strip()
-
-
-def _first_sentence(system: str, section: str) -> str:
-    """The first sentence of a section's text ("SCENARIO: name" then its description), when
-    it is short enough to set a scene."""
-    match = re.search(rf"^{section}:[^\n]*\n(.+?)(?:\n\n|\Z)", system, re.MULTILINE | re.DOTALL)
-    if match is None:
+def _first_sentence(text: str) -> str:
+    """A description's first sentence, when it is short enough to set a scene."""
+    paragraph = text.strip().split("\n\n", 1)[0].replace("\n", " ")
+    found = re.match(r"\s*(.+?[.!?])(?:\s|$)", paragraph)
+    if found is None or len(found[1].split()) > 25:
         return ""
-    sentence = re.match(r"\s*(.+?[.!?])(?:\s|$)", match[1].replace("\n", " "))
-    if sentence is None or len(sentence[1].split()) > 25:
-        return ""
-    return sentence[1]
+    return found[1]
 
 
 def _short_name(name: str) -> str:
@@ -309,10 +249,6 @@ def _short_name(name: str) -> str:
     if len(parts) < 2:
         return name
     return f"{parts[0]} {parts[-1]}" if parts[0].lower() in _TITLES else parts[0]
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _spoken(line: str, who: str, tag: str) -> str:
@@ -331,11 +267,111 @@ def deltas(text: str) -> Iterator[str]:
         yield "".join(pieces[i : i + 2])
 
 
-class _Builder:
-    """Builds a value for a JSON schema (pydantic's flavour) from a Prompt, deterministically."""
+_RESULT_WORDS = {
+    "success": "and it works",
+    "partial": "and it only partly works",
+    "failure": "but it fails",
+    "interrupted": "but it is cut short",
+}
+_SCENE_OPENINGS = (
+    "The moment narrows around {name}.",
+    "For {name}, everything happens at once.",
+    "{name} feels the scene turn.",
+    "{name} takes it all in.",
+)
+_SCENE_CLOSINGS = (
+    "{name} breathes out and watches what comes next.",
+    "{name} holds still for a heartbeat, taking stock.",
+    "Whatever comes next, {name} is ready for it.",
+)
 
-    def __init__(self, prompt: Prompt, root: dict[str, Any], required_only: bool) -> None:
-        self.prompt = prompt
+
+@dataclass(frozen=True)
+class Act:
+    """Someone's action in a scene, as its player wrote it: intended, or resolved with a
+    `result` (success, partial, failure, interrupted)."""
+
+    who: str
+    text: str
+    result: str = ""
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A narrative to tell, from the scene its prompt holds."""
+
+    character: str
+    intentions: tuple[Act, ...] = ()
+    interrupts: tuple[str, ...] = ()  # what cut in, "Who: what they did" or a sentence
+    results: tuple[Act, ...] = ()
+    facts: tuple[str, ...] = ()
+    words: int = 60
+
+    def prose(self, dice: Dice) -> str:
+        """The scene in a few sentences, kept within about `words` words (at least one):
+        the interrupt and the character's own results first, then others' results, the
+        facts, an opening and a closing; told in reading order."""
+        name = self.character
+        results = [_result_told(act) for act in self.results]
+        interrupts = [told(r) for r in self.interrupts]
+        # A fact that only restates an action or an interrupt is not told twice.
+        already = " ".join(results + interrupts)
+        facts = [told(f) for f in self.facts]
+        facts = [f for f in facts if f.rstrip(".!? ") not in already]
+        # (priority, sentence) in reading order.
+        candidates = [(4, dice.pick("scene-opening", _SCENE_OPENINGS).format(name=name))]
+        candidates += [(0, f"Then, without warning: {r}") for r in interrupts]
+        if not self.results:
+            candidates += [(1, _intention(act)) for act in self.intentions]
+        candidates += [
+            (1 if act.who == name else 2, sentence)
+            for act, sentence in zip(self.results, results, strict=True)
+        ]
+        candidates += [(3, fact) for fact in facts]
+        candidates.append((5, dice.pick("scene-closing", _SCENE_CLOSINGS).format(name=name)))
+        candidates = [(rank, said) for rank, said in candidates if said]  # an empty action
+        chosen: set[int] = set()
+        used = 0
+        for index in sorted(range(len(candidates)), key=lambda i: (candidates[i][0], i)):
+            size = len(candidates[index][1].split())
+            if chosen and used + size > max(self.words, 1):
+                continue
+            chosen.add(index)
+            used += size
+        return " ".join(sentence for i, (_, sentence) in enumerate(candidates) if i in chosen)
+
+
+def _intention(act: Act) -> str:
+    """What someone is about to do: "I open the door" → "Ann gets ready to open the door."."""
+    who, what = act.who, act.text
+    tried = attempt(who, what)
+    if tried is not None and " tries to " in tried:
+        return sentence(tried.replace(" tries to ", " gets ready to ", 1))
+    if in_first_person(what) or what.strip().startswith(who):
+        return sentence(third_person(who, what))
+    return sentence(f"{who} means to act: {what.strip()}")
+
+
+def _result_told(act: Act) -> str:
+    """A resolved action as narration: "I trip Ben." (success) → "Ann trips Ben."; a failed
+    one says what was tried ("Ann tries to trip Ben, but it fails.")."""
+    who, what = act.who.strip(), act.text.rstrip(". ")
+    if act.result not in _RESULT_WORDS:
+        return told(f"{who}: {what}")
+    if act.result == "success":
+        return sentence(third_person(who, what))
+    tried = attempt(who, what)
+    if tried is not None:
+        return sentence(f"{tried}, {_RESULT_WORDS[act.result]}")
+    return sentence(f"{third_person(who, what)} — {_RESULT_WORDS[act.result]}")
+
+
+class _Builder:
+    """Builds a value for a JSON schema (pydantic's flavour) from a Reply, deterministically:
+    names are its speaker, prose its text, other strings its line's words."""
+
+    def __init__(self, reply: Reply, dice: Dice, root: dict[str, Any], required_only: bool):
+        self.reply, self.dice = reply, dice
         self.defs = root.get("$defs", {})
         self.required_only = required_only
 
@@ -355,13 +391,13 @@ class _Builder:
         if "const" in schema:
             return schema["const"]
         if "enum" in schema:
-            return self.prompt.pick(path, schema["enum"])
+            return self.dice.pick(path, schema["enum"])
         options = schema.get("anyOf") or schema.get("oneOf")
         if options:
             concrete = [o for o in options if self.resolve(o).get("type") != "null"]
             if not concrete or (depth >= MAX_DEPTH and len(concrete) < len(options)):
                 return None
-            return self.value(self.prompt.pick(path, concrete), path, depth + 1)
+            return self.value(self.dice.pick(path, concrete), path, depth + 1)
         kind = schema.get("type", "string")
         if isinstance(kind, list):
             kind = next((k for k in kind if k != "null"), "null")
@@ -379,7 +415,7 @@ class _Builder:
         }
         extra = schema.get("additionalProperties")
         if not properties and isinstance(extra, dict) and depth < MAX_DEPTH:
-            key = self.prompt.topic(f"{path}#key") or "note"
+            key = self.dice.pick(f"{path}#key", self.reply.words or ("note",))
             result[key] = self.value(extra, f"{path}.{key}", depth + 1)
         return result
 
@@ -403,16 +439,16 @@ class _Builder:
             "time": "00:00:00",
             "email": "narrator@example.com",
             "uri": "https://example.com/",
-            "uuid": str(uuid.UUID(int=self.prompt.number(path), version=4)),
+            "uuid": str(uuid.UUID(int=self.dice.number(path), version=4)),
         }
         if schema.get("format") in formats:
             return formats[schema["format"]]
         if name in _NAME_FIELDS:
-            text = self.prompt.speaker
+            text = self.reply.speaker
         elif name in _PROSE_FIELDS:
-            text = self.prompt.prose()
+            text = self.reply.prose(self.dice)
         else:
-            text = self.prompt.phrase(path)
+            text = self._phrase(path)
         low, high = schema.get("minLength", 0), schema.get("maxLength")
         if high is not None and len(text) > high:
             text = text[:high].rstrip() or text[:high]
@@ -431,7 +467,7 @@ class _Builder:
         if high is None:
             high = low + 10
         low, high = math.ceil(low), math.floor(high)
-        return low + self.prompt.number(path) % max(1, high - low + 1)
+        return low + self.dice.number(path) % max(1, high - low + 1)
 
     def _number(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
         low = schema.get("minimum", schema.get("exclusiveMinimum"))
@@ -440,251 +476,24 @@ class _Builder:
             low = 0.0 if high is None or high >= 10 else high - 10.0
         if high is None:
             high = low + 10.0
-        fraction = (1 + self.prompt.number(path) % 98) / 100  # never exactly on a bound
+        fraction = (1 + self.dice.number(path) % 98) / 100  # never exactly on a bound
         return round(low + (high - low) * fraction, 6)
 
     def _boolean(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
-        return self.prompt.number(path) % 2 == 0
+        return self.dice.number(path) % 2 == 0
 
     def _null(self, schema: dict[str, Any], path: str, name: str, depth: int) -> Any:
         return None
 
-
-SCENE_START = "SCENE TO NARRATE:"
-SCENE_END = "END OF SCENE"
-_SCENE_LINE = re.compile(r"^- ([A-Za-z]+): (.*)$")
-_RESULT = re.compile(r"^(?P<who>[^:]+): (?P<what>.*) \((?P<result>[a-z]+)\)$")
-_RESULT_WORDS = {
-    "success": "and it works",
-    "partial": "and it only partly works",
-    "failure": "but it fails",
-    "interrupted": "but it is cut short",
-}
-_SCENE_OPENINGS = (
-    "The moment narrows around {name}.",
-    "For {name}, everything happens at once.",
-    "{name} feels the scene turn.",
-    "{name} takes it all in.",
-)
-_SCENE_CLOSINGS = (
-    "{name} breathes out and watches what comes next.",
-    "{name} holds still for a heartbeat, taking stock.",
-    "Whatever comes next, {name} is ready for it.",
-)
-
-
-@dataclass(frozen=True)
-class Scene:
-    """A scene to narrate, as a prompt marks it (see the module's docstring)."""
-
-    character: str
-    intentions: tuple[str, ...]
-    interrupts: tuple[str, ...]
-    results: tuple[str, ...]
-    facts: tuple[str, ...]
-    words: int
-
-    @classmethod
-    def read(cls, messages: list[Message]) -> "Scene | None":
-        last_user = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        if SCENE_START not in last_user:
-            return None
-        block = last_user.split(SCENE_START, 1)[1].split(SCENE_END, 1)[0]
-        found: dict[str, list[str]] = {}
-        for line in block.splitlines():
-            match = _SCENE_LINE.match(line.strip())
-            if match:
-                found.setdefault(match[1].lower(), []).append(match[2].strip())
-        words = next((int(w) for w in found.get("words", []) if w.isdigit()), 60)
-        return cls(
-            character=(found.get("character") or [FALLBACK_SPEAKER])[0],
-            intentions=tuple(found.get("intention", [])),
-            interrupts=tuple(found.get("interrupt", [])),
-            results=tuple(found.get("result", [])),
-            facts=tuple(found.get("fact", [])),
-            words=max(words, 1),
+    def _phrase(self, salt: str) -> str:
+        words = self.reply.words
+        if not words:
+            return "nothing in particular"
+        start, count = (
+            self.dice.number(salt),
+            min(len(words), 1 + self.dice.number(f"{salt}#n") % 3),
         )
-
-    def prose(self, prompt: Prompt) -> str:
-        """The scene in a few sentences, kept within about `words` words (at least one):
-        the interrupt and the character's own results first, then others' results, the
-        facts, an opening and a closing; told in reading order."""
-        name = self.character
-        results = [_result_sentence(r) for r in self.results]
-        interrupts = [_told(r) for r in self.interrupts]
-        # A fact that only restates an action or an interrupt is not told twice.
-        told = " ".join(results + interrupts)
-        facts = [_told(f) for f in self.facts]
-        facts = [f for f in facts if f.rstrip(".!? ") not in told]
-        # (priority, sentence) in reading order.
-        candidates = [(4, prompt.pick("scene-opening", _SCENE_OPENINGS).format(name=name))]
-        candidates += [(0, f"Then, without warning: {r}") for r in interrupts]
-        if not self.results:
-            candidates += [(1, _intention(name, w)) for w in self.intentions]
-        candidates += [
-            (1 if line.startswith(f"{name}:") else 2, sentence)
-            for line, sentence in zip(self.results, results, strict=True)
-        ]
-        candidates += [(3, fact) for fact in facts]
-        candidates.append((5, prompt.pick("scene-closing", _SCENE_CLOSINGS).format(name=name)))
-        chosen: set[int] = set()
-        used = 0
-        for index in sorted(range(len(candidates)), key=lambda i: (candidates[i][0], i)):
-            size = len(candidates[index][1].split())
-            if chosen and used + size > self.words:
-                continue
-            chosen.add(index)
-            used += size
-        return " ".join(sentence for i, (_, sentence) in enumerate(candidates) if i in chosen)
-
-
-def _intention(name: str, text: str) -> str:
-    """What a character is about to do: "I open the door" → "Ann gets ready to open the
-    door."; another's intention ("Ben: I sit") is told about them."""
-    who, sep, what = text.partition(": ")
-    if not (sep and 0 < len(who) <= 80 and not who.startswith("I ")):
-        who, what = name, text
-    attempt = _attempt(who, what)
-    if attempt is not None and " tries to " in attempt:
-        return _sentence(attempt.replace(" tries to ", " gets ready to ", 1))
-    if _FIRST_PERSON.search(what) or what.strip().startswith(who):
-        return _sentence(third_person(who, what))
-    return _sentence(f"{who} means to act: {what.strip()}")
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    if not text:
-        return text
-    text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?…\"”'" else f"{text}."
-
-
-def _result_sentence(line: str) -> str:
-    """A resolved action as narration: "Ann: I trip Ben. (success)" → "Ann trips Ben.";
-    a failed one says what was tried ("Ann tries to trip Ben, but it fails.")."""
-    match = _RESULT.match(line)
-    if match is None or match["result"] not in _RESULT_WORDS:
-        return _told(line)
-    who, what, result = match["who"].strip(), match["what"].rstrip(". "), match["result"]
-    if result == "success":
-        return _sentence(third_person(who, what))
-    attempt = _attempt(who, what)
-    if attempt is not None:
-        return _sentence(f"{attempt}, {_RESULT_WORDS[result]}")
-    return _sentence(f"{third_person(who, what)} — {_RESULT_WORDS[result]}")
-
-
-def _told(line: str) -> str:
-    """A "Who: what they did" line (a fact, an interrupt) as a sentence about them."""
-    who, sep, what = line.partition(": ")
-    if sep and 0 < len(who) <= 80 and _FIRST_PERSON.search(what):
-        return _sentence(third_person(who.strip(), what))
-    return _sentence(line)
-
-
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|myself)\b")
-_I_VERB = re.compile(
-    r"\bI(?P<c>'m|'ll|'ve|'d)?(?P<adverb>\s+[a-z]+ly)?(?:\s+(?P<verb>[a-z][a-z']*))?\b"
-)
-_CONTRACTIONS = {"'m": "is", "'ll": "will", "'ve": "has", "'d": "would"}
-# fmt: off
-_IRREGULAR = {
-    "am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "don't": "doesn't",
-}
-_MODALS = frozenset({
-    "can", "could", "will", "would", "shall", "should", "may", "might", "must", "also",
-    "then", "just", "still", "never", "always", "can't", "won't", "cannot",
-})
-# fmt: on
-_OBJECTS = {"me": "them", "my": "their", "mine": "theirs", "myself": "themselves"}
-
-
-def _objects(text: str) -> str:
-    """ "my" → "their", "me" → "them" (keeping a capital)."""
-
-    def swap(match: re.Match) -> str:
-        word = _OBJECTS[match[1].lower()]
-        return _capital(word) if match[1][0].isupper() else word
-
-    return re.sub(r"\b(me|my|mine|myself)\b", swap, text, flags=re.IGNORECASE)
-
-
-# Verbs a second action of the same sentence often starts with ("… and say", "… then nod").
-# fmt: off
-_COMMON_VERBS = frozenset({
-    "say", "shout", "whisper", "ask", "nod", "smile", "laugh", "wave", "turn", "walk", "look",
-    "add", "reply", "answer", "leave", "sit", "stand", "wait", "watch", "point", "step",
-    "grin", "sigh", "shrug", "run", "reach", "take", "put", "pull", "push", "open", "close",
-})
-# fmt: on
-
-
-def _and_verbs(text: str, *, conjugate: bool) -> str:
-    """ "… and say" → "… and says" after a first-person action (`conjugate`), or left in the
-    infinitive after "tries to"."""
-    if not conjugate:
-        return text
-    return re.sub(
-        r"\b(and|then|and then)\s+([a-z]+)\b",
-        lambda m: f"{m[1]} {_conjugate(m[2]) if m[2] in _COMMON_VERBS else m[2]}",
-        text,
-    )
-
-
-def _conjugate(verb: str) -> str:
-    """The third person singular of a verb in the first person ("trip" → "trips")."""
-    lower = verb.lower()
-    if lower in _IRREGULAR:
-        return _IRREGULAR[lower]
-    if lower in _MODALS:
-        return verb
-    if re.search(r"(s|sh|ch|x|z|o)$", lower):
-        return f"{verb}es"
-    if re.search(r"[^aeiou]y$", lower):
-        return f"{verb[:-1]}ies"
-    return f"{verb}s"
-
-
-def _outside_quotes(text: str, change: Callable[[str], str]) -> str:
-    """`change` applied to the narration only: quoted dialogue stays as written."""
-    parts = re.split(r'("[^"]*"|“[^”]*”)', text)
-    return "".join(part if i % 2 else change(part) for i, part in enumerate(parts))
-
-
-def third_person(who: str, text: str) -> str:
-    """A player's first-person action told about their character: "I draw my sword and say
-    "Halt!"" → "Ann draws their sword and says "Halt!"" (the pronoun that says no gender).
-    Quoted dialogue is kept as written; text not in the first person is kept as it is, but
-    for its roleplay marks: prose tells an *action* without them."""
-
-    def change(part: str) -> str:
-        def subject(match: re.Match) -> str:
-            contraction, adverb, verb = match["c"], match["adverb"] or "", match["verb"]
-            if contraction:
-                words = [who, _CONTRACTIONS[contraction], adverb.strip(), verb or ""]
-            elif verb:
-                words = [who, adverb.strip(), _conjugate(verb)]
-            else:
-                return who
-            return " ".join(word for word in words if word)
-
-        part = part.replace("*", "")
-        return _objects(_and_verbs(_I_VERB.sub(subject, part), conjugate=True))
-
-    told = _outside_quotes(text.strip(), change).strip()
-    return _capital(told)
-
-
-def _attempt(who: str, text: str) -> str | None:
-    """ "I trip Ben" → "Ann tries to trip Ben"; None when the text is not "I <verb> …"."""
-    match = re.match(r"^\s*I\s+([a-z]+)\b(.*)$", text.strip().strip("*"), re.DOTALL)
-    if match is None or match[1] in _MODALS or match[1] in _IRREGULAR:
-        return None
-    if match[1] in ("try", "attempt") and match[2].startswith(" to "):
-        return f"{who} tries{_outside_quotes(match[2], _objects)}"
-    rest = _outside_quotes(match[2], lambda part: _objects(_and_verbs(part, conjugate=False)))
-    return f"{who} tries to {match[1]}{rest}"
+        return " ".join(words[(start + i) % len(words)] for i in range(count))
 
 
 class OfflineNarrator:
@@ -694,9 +503,9 @@ class OfflineNarrator:
     structured_modes: tuple[StructuredMode, ...] = ("native",)
 
     def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
-        prompt = Prompt.read(messages, config.variant)
-        scene = Scene.read(messages)
-        text = scene.prose(prompt) if scene is not None else prompt.prose()
+        dice = Dice.of(messages, config.variant)
+        told = config.context if isinstance(config.context, Scene | Reply) else Reply()
+        text = told.prose(dice)
         return Completion(text, estimate_usage(messages, text))
 
     def stream(self, config: CallConfig, messages: list[Message], usage: Usage) -> Iterator[str]:
@@ -728,20 +537,22 @@ class OfflineNarrator:
         raise LLMInvalidOutput()
 
     def _answers(self, config: CallConfig, messages: list[Message], schema: type[T]) -> Iterator[T]:
-        """Valid answers, best first: the schema's own `offline_answer`, then the generic
-        builder with all fields (richer), then with the required ones only."""
+        """Valid answers, best first: the schema's own `offline_answer` to the call's
+        context, then the generic builder with all fields (richer), then with the required
+        ones only."""
         own = getattr(schema, "offline_answer", None)
-        if callable(own):
+        if callable(own) and config.context is not None:
             try:
-                answer = schema.model_validate(own(messages, config.variant).model_dump())
+                answer = schema.model_validate(own(config.context, config.variant).model_dump())
             except ValueError:  # pydantic's ValidationError among them: the generic answer
                 answer = None
             if answer is not None:
                 yield answer
-        prompt = Prompt.read(messages, config.variant)
+        reply = config.context if isinstance(config.context, Reply) else Reply()
+        dice = Dice.of(messages, config.variant)
         root = schema.model_json_schema()
         for required_only in (False, True):
-            data = _Builder(prompt, root, required_only).value(root, schema.__name__)
+            data = _Builder(reply, dice, root, required_only).value(root, schema.__name__)
             try:
                 yield schema.model_validate(data)
             except ValidationError:

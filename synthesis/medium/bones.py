@@ -9,10 +9,9 @@ of LMIX_MEDIUM_BONES_ATTEMPTS tries gathers, calls and stores while holding the 
 busy frame cannot starve a pass. Either way each outcome is computed from every earlier one.
 """
 
-import re
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Self, get_args
 
@@ -32,6 +31,7 @@ from ..guard import seat_secrets, secret_flags
 from ..models import Outcome, Pass
 from .context import (
     TEXT_MAX,
+    Action,
     LeaseLost,
     MediumContext,
     PassLease,
@@ -43,11 +43,6 @@ from .prompts import bones_reply_tokens, compile_bones
 
 Result = Literal["success", "partial", "failure", "interrupted"]
 FACTS_MAX = 12
-_ACTIONS_HEADER = "ACTIONS TO RESOLVE"
-_ACTION_LINE = re.compile(
-    r"^\d+\. \[(?P<who>[^\]]+)\](?: \(interruptive(?:, acting on: (?P<targets>[^)]*))?\))?"
-    r" (?P<text>.*)$"
-)
 
 
 class ResolvedAction(BaseModel):
@@ -83,24 +78,20 @@ class Bones(BaseModel):
     interrupts: list[InterruptTarget] = Field(default_factory=list)
 
     @classmethod
-    def offline_answer(cls, messages: list[Message], variant: int = 0) -> Self:
-        """The offline narrator's answer, read from the compiled prompt: every listed action
-        succeeds as written, and an interruptive action interrupts the characters it acts
+    def offline_answer(cls, actions: Sequence[Action], variant: int = 0) -> Self:
+        """The offline narrator's answer to the actions the prompt lists (`ctx.to_resolve`):
+        each succeeds as written, and an interruptive one interrupts the characters it acts
         on. It states no world facts: it knows none beyond the actions, and a fact that
         restates one showed every action twice on the outcome's card."""
-        text = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        lines = text.split(_ACTIONS_HEADER, 1)[-1].splitlines() if _ACTIONS_HEADER in text else []
-        actions, interrupts = [], []
-        for line in lines:
-            match = _ACTION_LINE.match(line.strip())
-            if match is None:
-                continue
-            who, said = match["who"], match["text"]
-            actions.append(ResolvedAction(seat=who, action=said, result="success"))
-            for target in filter(None, (t.strip() for t in (match["targets"] or "").split(","))):
-                if target != who:
-                    interrupts.append(InterruptTarget(seat=target, reason=f"{who}: {said}"))
-        return cls(actions_resolved=actions, interrupts=interrupts)
+        resolved = [ResolvedAction(seat=a.label, action=a.text, result="success") for a in actions]
+        interrupts = [
+            InterruptTarget(seat=target, reason=f"{action.label}: {action.text}")
+            for action in actions
+            if action.interruptive
+            for target in action.targets
+            if target != action.label
+        ]
+        return cls(actions_resolved=resolved, interrupts=interrupts)
 
 
 @dataclass(frozen=True)
@@ -423,6 +414,7 @@ def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
             check=check,
             tries=tries,
             wire=bones_wire(ctx),
+            context=tuple(ctx.to_resolve),
         )
     except LLMInvalidOutput as error:
         raise LLMInvalidOutput(refused_reason(error, tries, check)) from error

@@ -35,7 +35,7 @@ from ..models import (
 )
 from .bones import record_messages
 from .context import LeaseLost, MediumContext, PassLease
-from .prompts import compile_flesh, reply_cap, resolving_outcomes
+from .prompts import compile_flesh, flesh_scene, reply_cap, resolving_outcomes
 
 # The narrative while the run that streams it still holds its pass (`narrative_checkpoint`).
 STREAMING_NARRATIVE = Prepared(
@@ -111,6 +111,7 @@ def flesh_step(
         subject=f"pass:{ctx.pass_.pk}",
         overrides={"max_tokens": limit},
         usage=Usage(),
+        context=flesh_scene(ctx, outcome),
     )
     try:
         for delta in stream:

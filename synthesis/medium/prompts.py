@@ -8,8 +8,8 @@ produces goes to everyone. The flesh prompt is the character's own: its compiled
 as the bones prompt, because everyone reads the prose.
 
 Each template holds a system part and a user part, split by a `=== USER ===` line. The
-flesh prompt ends with a `SCENE TO NARRATE:` … `END OF SCENE` block of `- Key: value`
-lines, which the offline narrator reads too (lmix/llm/offline.py).
+flesh prompt ends with the scene to narrate, rendered from the `Scene` the offline narrator
+is handed (lmix/llm/offline.py).
 """
 
 from collections.abc import Sequence
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lmix.llm.base import Message
 from lmix.llm.client import params_for
+from lmix.llm.offline import Act, Scene
 from lmix.llm.tokens import context_window, fits
 from lmix.models import LLMModel
 from synthesis.models import Seat
@@ -81,8 +82,15 @@ def outcome_lines(outcome: Outcome, labels: dict) -> str:
 
 
 def result_text(entry: dict, labels: dict) -> str:
-    who = _label(labels, entry.get("seat"))
-    return f"{who}: {flat(entry.get('action', ''))} ({entry.get('result', '')})"
+    act = result_act(entry, labels)
+    return f"{act.who}: {act.text} ({act.result})"
+
+
+def result_act(entry: dict, labels: dict) -> Act:
+    """A resolved action of an outcome, its character by `labels`."""
+    return Act(
+        _label(labels, entry.get("seat")), flat(entry.get("action", "")), entry.get("result", "")
+    )
 
 
 def _label(labels: dict, seat_id: object) -> str:
@@ -136,8 +144,9 @@ def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
 def compile_flesh(ctx: MediumContext, outcome: Outcome | None, model: LLMModel) -> list[Message]:
     """What the flesh call is sent: the character's knowledge and recent experience (in a
     shared frame: public knowledge and the story so far), what happened since, and the
-    scene to narrate (the actions, their results, the facts)."""
-    words = word_budget(ctx.pscale)
+    scene to narrate (`flesh_scene`: the actions, their results, the facts)."""
+    scene = flesh_scene(ctx, outcome)
+    words = scene.words
     in_scene = {o.pk for o in resolving_outcomes(ctx, outcome)}
     if ctx.shared:
         system, user = template("flesh_shared.txt")
@@ -148,7 +157,7 @@ def compile_flesh(ctx: MediumContext, outcome: Outcome | None, model: LLMModel) 
     return _fit(
         system,
         user,
-        fixed={"name": ctx.label, "scene": "\n".join(scene_lines(ctx, outcome, words))},
+        fixed={"name": ctx.label, "scene": "\n".join(scene_lines(scene, shared=ctx.shared))},
         parts={
             "recent": [flat(n.text, 8000) for n in ctx.recent],
             "outcomes": [
@@ -172,25 +181,43 @@ def resolving_outcomes(ctx: MediumContext, outcome: Outcome | None) -> list[Outc
     return sorted(found.values(), key=lambda o: o.seq)
 
 
-def scene_lines(ctx: MediumContext, outcome: Outcome | None, words: int) -> list[str]:
-    lines = [f"- Character: {ctx.label}"]
+def flesh_scene(ctx: MediumContext, outcome: Outcome | None) -> Scene:
+    """The scene a narrative tells: the flesh prompt's SCENE TO NARRATE block
+    (`scene_lines`) and what the offline narrator reads, so both hold the same."""
     if ctx.shared:
         # Everyone reads the prose: others' intentions only where everyone reads liquid.
-        lines += [
-            f"- Intention: {ctx.labels.get(x.seat_id, 'Someone')}: {flat(x.content)}"
+        intentions = [
+            Act(ctx.labels.get(x.seat_id, "Someone"), flat(x.content))
             for x in ctx.own
             if ctx.visible_liquid
         ]
     else:
-        lines += [f"- Intention: {flat(x.content)}" for x in ctx.own]
-    if ctx.interrupt_reason:
-        lines.append(f"- Interrupt: {ctx.interrupt_reason}")
+        intentions = [Act(ctx.label, flat(x.content)) for x in ctx.own]
+    results: list[Act] = []
+    facts: list[str] = []
     for resolved in resolving_outcomes(ctx, outcome):
-        lines += [f"- Result: {result_text(e, ctx.labels)}" for e in resolved.actions_resolved]
-        lines += [f"- Fact: {flat(fact)}" for fact in resolved.world_facts]
+        results += [result_act(entry, ctx.labels) for entry in resolved.actions_resolved]
+        facts += [flat(fact) for fact in resolved.world_facts]
     if ctx.interrupt_outcome is not None and outcome != ctx.interrupt_outcome:
-        lines += [f"- Fact: {flat(fact)}" for fact in ctx.interrupt_outcome.world_facts]
-    lines.append(f"- Words: {words}")
+        facts += [flat(fact) for fact in ctx.interrupt_outcome.world_facts]
+    return Scene(
+        character=ctx.label,
+        intentions=tuple(intentions),
+        interrupts=(ctx.interrupt_reason,) if ctx.interrupt_reason else (),
+        results=tuple(results),
+        facts=tuple(facts),
+        words=word_budget(ctx.pscale),
+    )
+
+
+def scene_lines(scene: Scene, *, shared: bool) -> list[str]:
+    lines = [f"- Character: {scene.character}"]
+    # A shared scene's intentions are everyone's: each says whose.
+    lines += [f"- Intention: {f'{a.who}: ' if shared else ''}{a.text}" for a in scene.intentions]
+    lines += [f"- Interrupt: {reason}" for reason in scene.interrupts]
+    lines += [f"- Result: {a.who}: {a.text} ({a.result})" for a in scene.results]
+    lines += [f"- Fact: {fact}" for fact in scene.facts]
+    lines.append(f"- Words: {scene.words}")
     return lines
 
 

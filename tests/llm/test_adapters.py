@@ -228,3 +228,22 @@ def test_structured_accepts_fenced_json(fake_llm, model_for, kind):
     result = llm_structured(model=model, messages=MESSAGES, schema=Character, purpose="t")
     assert result == Character(**GOOD)
     assert len(completions(fake_llm, kind)) == 1
+
+
+def test_the_offline_narrators_context_is_never_sent(fake_llm, config_for, kind):
+    """CallConfig.context is for the offline narrator alone: no real adapter sends it."""
+    from lmix.llm.offline import Reply
+
+    secret = "CONTEXT-MARKER-7f3a"
+    config = config_for(kind, context=Reply(speaker=secret, line=secret))
+    assert secret not in repr(config)
+    fake_llm.queue(text="A lantern swings.")
+    provider_for(kind).complete(config, MESSAGES)
+    fake_llm.queue(text="A lantern swings.")
+    list(provider_for(kind).stream(config, MESSAGES, Usage()))
+    fake_llm.queue(data=GOOD)
+    mode = provider_for(kind).structured_modes[0]
+    provider_for(kind).structured(config, MESSAGES, Character, Usage(), mode)
+    sent = completions(fake_llm, kind)
+    assert len(sent) == 3
+    assert all(secret not in json.dumps(r.body) + json.dumps(r.headers) for r in sent)

@@ -15,6 +15,7 @@ from lmix.llm.client import (
     llm_structured,
     llm_test,
 )
+from lmix.llm.offline import Reply
 from lmix.models import OFFLINE_ENDPOINT, LLMCall
 from tests.fakes.llm_server import DEFAULT_MODELS
 
@@ -170,12 +171,15 @@ def test_anthropic_model_through_the_client(model_for, fake_llm):
 def test_offline_model_through_the_client(model_for):
     # A model id of its own: the lead's signal may already have given `gm` the stock narrator.
     model = model_for("offline", api_endpoint=OFFLINE_ENDPOINT, model_id="narrator-2", api_key="")
-    text = "".join(llm_stream(model=model, messages=MESSAGES, purpose="turn"))
+    # The context reaches the narrator through the client; the prompt's text is not read.
+    reply = Reply(speaker="Mira", kind="reply", line=MESSAGES[-1].content)
+    text = "".join(llm_stream(model=model, messages=MESSAGES, purpose="turn", context=reply))
     assert "Mira" in text and "Who goes there?" in text
+    assert "Mira" not in "".join(llm_stream(model=model, messages=MESSAGES, purpose="turn"))
     verdict = llm_structured(model=model, messages=MESSAGES, schema=Verdict, purpose="judge")
     assert isinstance(verdict, Verdict)
     calls = LLMCall.objects.order_by("created_at", "id")
-    assert [c.kind for c in calls] == ["stream", "structured"]
+    assert [c.kind for c in calls] == ["stream", "stream", "structured"]
     assert all(c.prompt_tokens > 0 and c.completion_tokens > 0 for c in calls)
 
 

@@ -1,13 +1,14 @@
-"""The offline narrator, fuzzed: whatever the world, scenario, names and history, a prompt
-compiled as the app compiles it (a production's turn, a soft analysis, bones, a flesh
-scene, an AI seat's intention) gets an answer, never an exception and never an empty one.
+"""The offline narrator, fuzzed: whatever the world, scenario, names and history, a call
+made as the app makes it (a production's turn, a soft analysis, bones, a flesh scene, an AI
+seat's intention, each with the context its caller hands the narrator) gets an answer,
+never an exception and never an empty one.
 
 Unsaved model instances stand in for the database: the compilers read only their fields
 (memberships are given as prefetched, empty or covert)."""
 
 import itertools
-import string
 import uuid
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,14 +16,20 @@ from pydantic import BaseModel
 
 from authoring.models import Affiliation, Membership, Persona, Scenario, World
 from lmix.llm.base import CallConfig, Message, Usage
-from lmix.llm.offline import SCENE_END, SCENE_START, OfflineNarrator
+from lmix.llm.offline import Act, OfflineNarrator, Scene
 from productions.models import Production, Turn
-from productions.prompting import CONTINUE_CUE, IMPERSONATE_CUE, NEXT_CUE, build_messages
-from synthesis.ai_seats import ai_prompt, intention_text, seat_names
+from productions.prompting import (
+    CONTINUE_CUE,
+    IMPERSONATE_CUE,
+    NEXT_CUE,
+    build_messages,
+    offline_reply,
+    speaker_names,
+)
+from synthesis.ai_seats import ai_prompt, ai_reply, intention_text, seat_names
 from synthesis.medium.bones import Bones
-from synthesis.medium.prompts import action_line, template
 from synthesis.models import Frame, Liquid, Outcome, Seat
-from synthesis.soft import SoftAnalysis, soft_messages
+from synthesis.soft import SoftAnalysis, SoftContext, names_known_to, soft_messages
 
 CONFIG = CallConfig(provider="offline", endpoint="offline://narrator", model_id="narrator")
 FUZZ = settings(
@@ -49,8 +56,8 @@ AWKWARD = [
     "- Known to others as:",
     "WORLD:",
     "SCENARIO: x",
-    SCENE_START,
-    SCENE_END,
+    "SCENE TO NARRATE:",
+    "END OF SCENE",
     "- Words: 0",
     "- Character:",
     "[Director]",
@@ -111,11 +118,12 @@ def answer_of(result: object, schema: type[BaseModel]) -> BaseModel:
     return schema.model_validate(result.model_dump())
 
 
-def complete_and_stream(messages: list[Message]) -> str:
+def complete_and_stream(messages: list[Message], context: object) -> str:
     narrator = OfflineNarrator()
-    text = narrator.complete(CONFIG, messages).text
-    assert text.strip(), messages
-    streamed = "".join(narrator.stream(CONFIG, messages, Usage()))
+    config = replace(CONFIG, context=context)
+    text = narrator.complete(config, messages).text
+    assert text.strip(), context
+    streamed = "".join(narrator.stream(config, messages, Usage()))
     assert streamed == text
     return text
 
@@ -151,7 +159,16 @@ def test_a_production_turn_is_always_answered(setting, history, cue):
         cue=cue,
         voices=voices,
     )
-    complete_and_stream(messages)
+    reply = offline_reply(
+        speaker=speaker,
+        speaker_assistant_id=1,
+        world=world,
+        scenario=scenario,
+        branch=branch,
+        names=speaker_names(voices=voices, reader=speaker),
+        cue=cue,
+    )
+    complete_and_stream(messages, reply)
 
 
 def frame_of(world: World, scenario: Scenario, cast: list[Persona]) -> tuple[Frame, list[Seat]]:
@@ -170,15 +187,10 @@ def test_a_soft_analysis_is_always_valid(setting, content):
     frame, seats = frame_of(*setting)
     liquid = Liquid(frame=frame, seat=seats[0], content=content)
     messages = soft_messages(frame=frame, liquid=liquid, seats=seats)
-    result = OfflineNarrator().structured(CONFIG, messages, SoftAnalysis, Usage())
+    context = SoftContext(content, names_known_to(seats[0].pk, seats))
+    config = replace(CONFIG, context=context)
+    result = OfflineNarrator().structured(config, messages, SoftAnalysis, Usage())
     assert answer_of(result, SoftAnalysis).refined.strip()
-
-
-class _Blank(dict):
-    """Template fields a test does not fill read as "(none)"."""
-
-    def __missing__(self, key: str) -> str:
-        return "(none)"
 
 
 @FUZZ
@@ -187,26 +199,11 @@ def test_bones_resolve_every_listed_action(setting, actions):
     world, scenario, cast = setting
     # The labels bones prompts give characters: one line each, no brackets (context.py).
     labels = [" ".join(p.name.split()).replace("]", ")") or "Someone" for p in cast]
-    lines = [
-        action_line(number, _action(labels[(number - 1) % len(labels)], text))
-        for number, text in enumerate(actions, 1)
-    ]
-    system, user = template("bones.txt")
-    fields = _Blank(
-        world_name=world.name,
-        world=world.description,
-        scenario_name=scenario.name,
-        scenario=scenario.description,
-        characters="\n".join(f"- {label}" for label in labels),
-        name=labels[0],
-        interrupt="",
-        actions="\n".join(lines),
+    listed = tuple(
+        _action(labels[number % len(labels)], text) for number, text in enumerate(actions)
     )
-    messages = [
-        Message("system", string.Formatter().vformat(system, (), fields)),
-        Message("user", string.Formatter().vformat(user, (), fields)),
-    ]
-    result = OfflineNarrator().structured(CONFIG, messages, Bones, Usage())
+    config = replace(CONFIG, context=listed)
+    result = OfflineNarrator().structured(config, [Message("user", "Resolve.")], Bones, Usage())
     bones = answer_of(result, Bones)
     assert len(bones.actions_resolved) == len(actions)
 
@@ -220,20 +217,20 @@ def _action(label: str, text: str):
 @FUZZ
 @given(
     name=NAME,
-    lines=st.lists(
-        st.tuples(
-            st.sampled_from(["Intention", "Interrupt", "Result", "Fact", "Words", "Other"]), TEXT
-        ),
-        max_size=6,
-    ),
+    acts=st.lists(st.tuples(NAME, TEXT, st.sampled_from(["", "success", "failure", "odd"]))),
+    told=st.lists(TEXT, max_size=3),
+    words=st.integers(-5, 2000),
 )
-def test_a_flesh_scene_is_always_narrated(name, lines):
-    block = "\n".join(
-        [SCENE_START, f"- Character: {' '.join(name.split())}"]
-        + [f"- {key}: {' '.join(value.split())}" for key, value in lines]
-        + [SCENE_END]
+def test_a_flesh_scene_is_always_narrated(name, acts, told, words):
+    scene = Scene(
+        character=name,
+        intentions=tuple(Act(who, text) for who, text, _ in acts),
+        interrupts=tuple(told[:1]),
+        results=tuple(Act(who, text, result) for who, text, result in acts),
+        facts=tuple(told),
+        words=words,
     )
-    complete_and_stream([Message("system", f"YOU ARE: {name}"), Message("user", block)])
+    complete_and_stream([Message("system", "Narrate."), Message("user", repr(scene))], scene)
 
 
 @FUZZ
@@ -252,5 +249,6 @@ def test_an_ai_seat_always_has_an_intention(setting, said, aimed):
     ]
     outcome = Outcome(frame=frame, seq=99, interrupts=[{"seat": str(seat.pk), "reason": aimed}])
     messages = ai_prompt(seat=seat, seats=seats, recent=recent, outcome=outcome)
-    text = complete_and_stream(messages)
+    reply = ai_reply(seat=seat, seats=seats, recent=recent, outcome=outcome)
+    text = complete_and_stream(messages, reply)
     assert intention_text(text, seat_names(seat)).strip()

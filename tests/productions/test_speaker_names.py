@@ -4,10 +4,12 @@ reader knows it, never the assistant's label (issue 23, item 8)."""
 import pytest
 
 from authoring.models import Membership
+from lmix.llm.base import Message
+from lmix.llm.offline import Reply
 from lmix.models import LLMModel
 from productions.generation import turn_generate
 from productions.models import SpeakerKind, Turn, TurnStatus
-from productions.prompting import UNKNOWN_SPEAKER, member_messages
+from productions.prompting import CONTINUE_CUE, NEXT_CUE, UNKNOWN_SPEAKER, member_messages
 from productions.selectors import cast_load, turn_branch
 from productions.services import production_create, turn_request
 from tests.factories import (
@@ -64,13 +66,18 @@ def said(production, assistant, text, parent=None) -> Turn:
     )
 
 
-def prompt_of(production, member, leaf) -> str:
-    messages = member_messages(
+def call_of(production, member, leaf, cue=NEXT_CUE) -> tuple[list[Message], Reply]:
+    return member_messages(
         production=production,
         cast=cast_load(production=production),
         member=member,
-        branch=turn_branch(production=production, leaf_id=leaf.pk),
+        branch=turn_branch(production=production, leaf_id=leaf.pk if leaf else None),
+        cue=cue,
     )
+
+
+def prompt_of(production, member, leaf) -> str:
+    messages, _ = call_of(production, member, leaf)
     return "\n".join(message.content for message in messages)
 
 
@@ -117,3 +124,56 @@ def test_the_directive_a_generated_turn_was_sent_holds_no_label(cast):
     assert "Bob Wilson: Doc, I can't sleep." in sent
     assert LABEL not in sent and "Johnson" not in sent
     assert LABEL not in turn.content
+
+
+# -- what the offline narrator is handed: the same names, never the prompt's text -----------
+
+
+def test_the_offline_reply_names_everyone_as_the_prompt_does(cast):
+    production, people = cast
+    leaf = said(production, people["johnson"], "Doc, I can't sleep.")
+    _, alice = call_of(production, people["alice"], leaf)
+    assert (alice.speaker, alice.kind, alice.other) == ("Alice Thompson", "reply", "Bob Wilson")
+    assert alice.line == "Doc, I can't sleep."
+    _, tony = call_of(production, people["tony"], leaf)  # a fellow covert member
+    assert tony.other == "Detective Johnson"
+    # Johnson speaks by the name everyone knows: its prose is read by everyone.
+    answer = said(production, people["alice"], "Go on.", parent=leaf)
+    _, johnson = call_of(production, people["johnson"], answer)
+    assert (johnson.speaker, johnson.other, johnson.line) == (
+        "Bob Wilson",
+        "Alice Thompson",
+        "Go on.",
+    )
+
+
+def test_the_offline_reply_answers_the_newest_line_not_its_own(cast):
+    production, people = cast
+    _, opening = call_of(production, people["alice"], None)
+    assert opening.kind == "opening" and opening.line == ""
+    first = said(production, people["tony"], "Who's there?")
+    own = said(production, people["alice"], "Only me.", parent=first)
+    _, reply = call_of(production, people["alice"], own)
+    assert (reply.kind, reply.other, reply.line) == ("reply", "Tony Rosetti", "Who's there?")
+    _, going_on = call_of(production, people["alice"], own, cue=CONTINUE_CUE)
+    assert going_on.kind == "continue"
+    note = Turn.objects.create(
+        production=production,
+        parent=own,
+        depth=own.depth + 1,
+        speaker_kind=SpeakerKind.DIRECTOR,
+        content="Alice should leave.",
+        status=TurnStatus.DONE,
+    )
+    _, directed = call_of(production, people["alice"], note)
+    assert (directed.kind, directed.line) == ("directed", "Alice should leave.")
+
+
+def test_an_undercover_speakers_generated_turn_never_names_it(cast):
+    production, people = cast
+    first = said(production, people["alice"], "Who are you, really?")
+    turn = turn_request(production=production, assistant=people["johnson"], parent=first)
+    turn_generate(turn_id=turn.pk)
+    turn.refresh_from_db()
+    assert turn.status == TurnStatus.DONE, turn.error
+    assert "Bob" in turn.content and "Johnson" not in turn.content

@@ -4,17 +4,18 @@ every try kept on the pass for the GM, and no player ever reading a model's answ
 messages sent or an endpoint."""
 
 import json
+import uuid
 
 import pytest
 from pydantic import ValidationError
 
-from lmix.llm.base import Message
 from lmix.models import LLMModel
 from synthesis.events import PLAYER_PASS_ERROR
 from synthesis.frame_events import gm_group, seat_group
 from synthesis.frame_selectors import frame_access
 from synthesis.medium import Bones, bones_apply, gather
 from synthesis.medium.bones import bones_check, bones_max_tokens, bones_wire
+from synthesis.medium.context import Action
 from synthesis.medium.prompts import BONES_REPLY_TOKENS, template
 from synthesis.models import Liquid, Outcome, Pass, Window
 from synthesis.selectors import frame_view, pass_list
@@ -90,15 +91,11 @@ def test_bones_need_only_their_actions_and_the_schema_says_so():
 
 
 def test_the_offline_answer_stays_valid_under_the_strict_schema():
-    prompt = [
-        Message("system", "Resolve."),
-        Message(
-            "user",
-            "ACTIONS TO RESOLVE (in this order)\n"
-            "1. [Ann] (interruptive, acting on: Ben) I trip Ben.\n2. [Ben] I sit.",
-        ),
-    ]
-    answer = Bones.offline_answer(prompt)
+    actions = (
+        Action(uuid.uuid4(), uuid.uuid4(), "Ann", "I trip Ben.", True, ("Ben",)),
+        Action(uuid.uuid4(), uuid.uuid4(), "Ben", "I sit."),
+    )
+    answer = Bones.offline_answer(actions)
     again = Bones.model_validate(json.loads(answer.model_dump_json()))
     assert [(a.seat, a.result) for a in again.actions_resolved] == [
         ("Ann", "success"),

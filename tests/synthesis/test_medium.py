@@ -2,6 +2,7 @@
 others' agency and secrets kept; failures retried; interrupts routed; replays identical;
 dead workers' passes run again."""
 
+import uuid
 from datetime import timedelta
 from unittest import mock
 
@@ -22,6 +23,7 @@ from synthesis.frame_selectors import frame_access
 from synthesis.medium import bones as bones_module
 from synthesis.medium import context as context_module
 from synthesis.medium import run as run_module
+from synthesis.medium.context import Action
 from synthesis.models import Liquid, Narrative, Outcome, Pass, Window
 from synthesis.selectors import frame_view
 from tests.round_trips import round_trips
@@ -738,15 +740,14 @@ def test_a_pending_pass_whose_task_was_lost_is_enqueued_once_per_interval(user, 
 
 
 def test_the_offline_narrator_answers_with_a_schemas_own_offline_answer_or_else_generically():
-    config = CallConfig(provider="offline", endpoint="offline://narrator", model_id="narrator")
-    prompt = [
-        Message("system", "Resolve."),
-        Message(
-            "user",
-            "ACTIONS TO RESOLVE (in this order)\n"
-            "1. [Ann] (interruptive, acting on: Ben) I trip Ben.\n2. [Ben] I sit.",
-        ),
-    ]
+    actions = (
+        Action(uuid.uuid4(), uuid.uuid4(), "Ann", "I trip Ben.", True, ("Ben",)),
+        Action(uuid.uuid4(), uuid.uuid4(), "Ben", "I sit."),
+    )
+    config = CallConfig(
+        provider="offline", endpoint="offline://narrator", model_id="narrator", context=actions
+    )
+    prompt = [Message("system", "Resolve."), Message("user", "Any prompt at all.")]
     answer = medium.Bones.model_validate_json(
         OfflineNarrator().structured(config, prompt, medium.Bones, Usage())
     )
@@ -758,7 +759,7 @@ def test_the_offline_narrator_answers_with_a_schemas_own_offline_answer_or_else_
 
     class Broken(medium.Bones):
         @classmethod
-        def offline_answer(cls, messages, variant=0):
+        def offline_answer(cls, actions, variant=0):
             raise ValueError("no answer")
 
     assert Broken.model_validate_json(OfflineNarrator().structured(config, prompt, Broken, Usage()))
