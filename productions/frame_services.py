@@ -294,22 +294,17 @@ def _stored_value(value: object) -> object:
 def _frame_changed(frame: Frame) -> None:
     """Everyone, spectators too, reads the frame's new settings (its models are the GM's:
     the GM's page reads them again)."""
+    from .event_types import FrameSettings, FrameUpdated
     from .frame_events import notify_frame
 
-    notify_frame(
-        frame.pk,
-        {
-            "type": "frame.updated",
-            "frame": {
-                "name": frame.name,
-                "tempo": frame.tempo,
-                "liquid_visibility": frame.liquid_visibility,
-            },
-        },
+    settings = FrameSettings(
+        name=frame.name, tempo=frame.tempo, liquid_visibility=frame.liquid_visibility
     )
+    notify_frame(frame.pk, FrameUpdated, type="frame.updated", frame=settings)
 
 
 def _seat_changed(seat: Seat) -> None:
+    from .event_types import SeatChanged
     from .frame_events import notify_frame, seat_body
 
-    notify_frame(seat.frame_id, {"type": "seat.changed", "seat": seat_body(seat)})
+    notify_frame(seat.frame_id, SeatChanged, type="seat.changed", seat=seat_body(seat))

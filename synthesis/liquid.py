@@ -19,6 +19,7 @@ from lmix.throttles import (
 from productions.frame_events import frame_sockets_close_on_commit, lock_frame, notify_frame
 from productions.models import Frame, FrameStatus, Seat, SeatController
 
+from .event_types import FrameStatusEvent
 from .events import notify_liquid
 from .models import Liquid, LiquidStatus, Pass, PassKind, Trigger, Window
 from .selectors import window_body
@@ -230,11 +231,10 @@ def frame_status_set(*, frame: Frame, status: str) -> Frame:
     # The windows it froze or restarted come along, so countdowns stop and go on in step.
     notify_frame(
         frame.pk,
-        {
-            "type": _STATUS_EVENTS[status],
-            "status": status,
-            "windows": [window_body(window) for window in windows],
-        },
+        FrameStatusEvent,
+        type=_STATUS_EVENTS[status],
+        status=status,
+        windows=[window_body(window) for window in windows],
     )
     if status == FrameStatus.CLOSED:
         frame_sockets_close_on_commit(frame.pk)  # after frame.closed: sent in this order

@@ -11,6 +11,7 @@ from productions.frame_events import notify_frame
 from productions.models import FrameStatus
 from productions.selectors import FrameAccess
 
+from .event_types import TalkCreated
 from .models import TableTalk
 from .selectors import talk_body
 
@@ -33,5 +34,5 @@ def talk_post(*, access: FrameAccess, user: AbstractBaseUser, text: str) -> Tabl
     talk = TableTalk.objects.create(
         frame=access.frame, author=user, seat_id=seat_id, by_gm=access.is_gm, text=text
     )
-    notify_frame(access.frame.pk, {"type": "talk.created", "talk": talk_body(talk)}, public=False)
+    notify_frame(access.frame.pk, TalkCreated, type="talk.created", talk=talk_body(talk))
     return talk
