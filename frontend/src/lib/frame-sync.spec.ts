@@ -55,7 +55,7 @@ describe('a recorded frame run, replayed through the store', () => {
 
   for (const [name, { snapshots, events }] of Object.entries(readers)) {
     it(`${name}: every snapshot plus the events after it equals the last snapshot`, () => {
-      const expected = view(fromSnapshot(snapshots[snapshots.length - 1]))
+      const expected = view(fromSnapshot(snapshots[snapshots.length - 1]!))
       expect(Object.keys(expected.windows).length && Object.keys(expected.liquid).length && expected.outcomes.length).toBeTruthy()
       for (const [i, taken] of snapshots.slice(0, -1).entries()) {
         const state = replay(taken, events, i === 0 ? new Set(Object.keys(fromSnapshot(taken).windows)) : undefined)
