@@ -9,7 +9,7 @@ PORT ?= 8000
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 
 .PHONY: run test test-python test-django-next test-frontend test-e2e screenshots bench lint \
-	format up down clean model-server model-deps
+	format up down clean model-server model-deps types types-check
 
 run: $(VENV)/.synced frontend/dist/index.html
 	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve --setup
@@ -34,8 +34,24 @@ test-python: $(VENV)/.synced model-deps
 test-django-next: $(VENV)/.synced
 	$(PY) .ci/django_next.py
 
-test-frontend: frontend/node_modules/.installed
+test-frontend: frontend/node_modules/.installed types-check
 	cd frontend && npm test --silent
+
+# frontend/src/api/events.ts, the socket events' types, from their pydantic models
+# (productions/ and synthesis/event_types.py, on lmix/realtime/wire.py) through their JSON Schema.
+EVENTS_TS := frontend/src/api/events.ts
+EVENTS_SCRIPT ?= scripts/events-types.mjs
+# $(1): a scratch directory, $(2): the TypeScript file to write.
+events_ts = env -u DATABASE_URL -u REDIS_URL $(PY) manage.py events_schema > $(1)/events.json && \
+	(cd frontend && node $(EVENTS_SCRIPT) $(1)/events.json $(2))
+
+types: $(VENV)/.synced frontend/node_modules/.installed
+	@tmp=$$(mktemp -d); $(call events_ts,$$tmp,$(CURDIR)/$(EVENTS_TS)); rc=$$?; rm -rf $$tmp; exit $$rc
+
+# CI: the checked-in types are what the models generate (`make types` after changing one).
+types-check: $(VENV)/.synced frontend/node_modules/.installed
+	@tmp=$$(mktemp -d); $(call events_ts,$$tmp,$$tmp/events.ts) && diff -u $(EVENTS_TS) $$tmp/events.ts; \
+	rc=$$?; rm -rf $$tmp; [ $$rc = 0 ] || echo "$(EVENTS_TS) is stale: run make types"; exit $$rc
 
 test-e2e: $(VENV)/.synced frontend/dist/index.html e2e-deps
 	cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec

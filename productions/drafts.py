@@ -98,4 +98,4 @@ class _DraftStream(TextStream):
 
 
 def _send(production_id: str, kind: str, draft_id: str, **fields) -> None:
-    events.notify_draft(production_id, {"type": kind, "draft": draft_id, **fields})
+    events.notify_draft(production_id, kind, draft_id, **fields)

@@ -5,7 +5,20 @@ Groups, the frame's sequence and publishing are in synthesis/frame_events.py."""
 from typing import Any
 
 from lmix.realtime.publish import group_send, group_send_on_commit
+from lmix.realtime.wire import fast_wire
 
+from .event_types import (
+    LiquidEvent,
+    LiquidFlagged,
+    NarrativeDone,
+    NarrativeRestarted,
+    NarrativeToken,
+    OutcomeCreated,
+    OutcomeFlagged,
+    PassFailed,
+    WindowCancelled,
+    WindowEvent,
+)
 from .frame_events import (
     Audiences,
     frame_group,
@@ -87,28 +100,27 @@ def notify_liquid(
     audiences = liquid_audiences(
         event_type, liquid, liquid_body(liquid), frame=frame, seats=seats or [], occupant=occupant
     )
-    notify_audiences(frame.pk, audiences)
+    notify_audiences(frame.pk, LiquidEvent, audiences)
 
 
 def notify_window(event_type: str, window: Window, *, cause: dict | None = None) -> None:
-    """`window.opened|cancelled|fired|failed`: timers are public to the frame. A
+    """`window.opened|cancelled|fired|done|failed`: timers are public to the frame. A
     cancellation says why: `cause` {kind: "interrupt", outcome, reason} or {kind: "gm"}."""
     from .selectors import window_body
 
-    event = {"type": event_type, "window": window_body(window)}
+    fields: dict[str, Any] = {"type": event_type, "window": window_body(window)}
     if cause is not None:
-        event["cause"] = cause
-    notify_frame(window.frame_id, event)
+        fields["cause"] = cause
+    model = WindowCancelled if event_type == "window.cancelled" else WindowEvent
+    notify_frame(window.frame_id, model, **fields)
 
 
 def notify_liquid_flagged(liquid: Liquid) -> None:
     """`liquid.flagged` to the GM alone: the secret guard's flags on an intention an AI seat
     wrote, outside the frame's sequence (as `outcome.flagged`; the GM's snapshot holds
     them too). Call after the liquid's own events, in the same transaction."""
-    group_send_on_commit(
-        gm_group(liquid.frame_id),
-        {"type": "liquid.flagged", "liquid": str(liquid.pk), "flags": liquid.flags},
-    )
+    event = LiquidFlagged(type="liquid.flagged", liquid=str(liquid.pk), flags=liquid.flags)
+    group_send_on_commit(gm_group(liquid.frame_id), event.wire())
 
 
 def notify_outcome(outcome: Outcome) -> None:
@@ -117,16 +129,18 @@ def notify_outcome(outcome: Outcome) -> None:
     takes `outcome.seq` with `next_seq`."""
     from .selectors import outcome_body
 
-    event = {"type": "outcome.created", "seq": outcome.seq, "outcome": outcome_body(outcome)}
+    event = OutcomeCreated(
+        type="outcome.created", seq=outcome.seq, outcome=outcome_body(outcome)
+    ).wire()
     for group in (frame_group(outcome.frame_id), spectator_group(outcome.frame_id)):
         group_send_on_commit(group, event)
     # The GM's alone, so outside the frame's sequence: sent right after the outcome it
     # annotates (the GM's snapshot holds it too).
     if outcome.flags:
-        group_send_on_commit(
-            gm_group(outcome.frame_id),
-            {"type": "outcome.flagged", "outcome": str(outcome.pk), "flags": outcome.flags},
+        flagged = OutcomeFlagged(
+            type="outcome.flagged", outcome=str(outcome.pk), flags=outcome.flags
         )
+        group_send_on_commit(gm_group(outcome.frame_id), flagged.wire())
 
 
 def narrative_groups(narrative: Narrative) -> list[str]:
@@ -137,15 +151,17 @@ def narrative_groups(narrative: Narrative) -> list[str]:
 
 
 def notify_narrative_token(narrative: Narrative, *, index: int, delta: str) -> None:
-    """A delta of a narrative: to its readers only, at once, unnumbered."""
-    event = {
-        "type": "narrative.token",
-        "solid": str(narrative.pk),
-        "seat": str(narrative.seat_id),
-        "shared": narrative.shared,
-        "index": index,
-        "delta": delta,
-    }
+    """A delta of a narrative: to its readers only, at once, unnumbered (unvalidated: one
+    per token; tests check it against the model)."""
+    event = fast_wire(
+        NarrativeToken,
+        type="narrative.token",
+        solid=str(narrative.pk),
+        seat=str(narrative.seat_id),
+        shared=narrative.shared,
+        index=index,
+        delta=delta,
+    )
     for group in narrative_groups(narrative):
         group_send(group, event)
 
@@ -154,12 +170,12 @@ def notify_narrative_restarted(narrative: Narrative) -> None:
     """A pass's narrative is written again from the start under a new id (its worker died,
     or the GM retried it), and this one is deleted: to its readers only, after commit, so
     before the new run's first delta; they drop its text."""
-    event = {
-        "type": "narrative.restarted",
-        "solid": str(narrative.pk),
-        "seat": str(narrative.seat_id),
-        "shared": narrative.shared,
-    }
+    event = NarrativeRestarted(
+        type="narrative.restarted",
+        solid=str(narrative.pk),
+        seat=str(narrative.seat_id),
+        shared=narrative.shared,
+    ).wire()
     for group in narrative_groups(narrative):
         group_send_on_commit(group, event)
 
@@ -168,12 +184,12 @@ def notify_narrative_done(narrative: Narrative) -> None:
     """The whole narrative, once stored: to its readers only, after commit."""
     from .selectors import narrative_body
 
-    event = {
-        "type": "narrative.done",
-        "solid": str(narrative.pk),
-        "seat": str(narrative.seat_id),
-        "narrative": narrative_body(narrative),  # the whole stored text: no read after it
-    }
+    event = NarrativeDone(
+        type="narrative.done",
+        solid=str(narrative.pk),
+        seat=str(narrative.seat_id),
+        narrative=narrative_body(narrative),  # the whole stored text: no read after it
+    ).wire()
     for group in narrative_groups(narrative):
         group_send_on_commit(group, event)
 
@@ -202,7 +218,7 @@ def pass_failed_audiences(pass_: Pass, *, seats: list[Seat]) -> Audiences:
 
 
 def notify_pass_failed(pass_: Pass, *, seats: list[Seat]) -> None:
-    notify_audiences(pass_.frame_id, pass_failed_audiences(pass_, seats=seats))
+    notify_audiences(pass_.frame_id, PassFailed, pass_failed_audiences(pass_, seats=seats))
 
 
 def _pass_summary(pass_: Pass) -> dict[str, Any]:

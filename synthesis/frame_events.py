@@ -21,13 +21,15 @@ from django.db import connection
 
 from lmix.realtime.codes import CLOSE_GONE
 from lmix.realtime.publish import group_send, group_send_on_commit, revoke_on_commit
+from lmix.realtime.wire import Event
 from lmix.seq import seq_next
 from productions.knowledge import public_name
 
+from .event_types import Presence, SeatBody
 from .frame_selectors import FrameAccess
 from .models import Frame, Seat
 
-Audiences = dict[str, dict[str, Any]]  # group → the body its sockets receive
+Audiences = dict[str, dict[str, Any]]  # group → the fields of the event its sockets receive
 
 
 def frame_group(frame_id: object) -> str:
@@ -66,17 +68,18 @@ def frame_sockets_close_on_commit(frame_id: object) -> None:
 
 
 def seat_body(seat: Seat) -> dict[str, Any]:
-    """A seat as everyone in the frame may read it (JSON types only)."""
-    return {
-        "id": str(seat.pk),
-        "persona": str(seat.persona_id),
-        "name": public_name(seat.persona),  # everyone in the frame reads it
-        "avatar_url": seat.persona.avatar_url,
-        "controller": seat.controller,
-        "user": seat.user_id,
-        "player": seat.user.username if seat.user_id else None,
-        "assistant": str(seat.assistant_id) if seat.assistant_id else None,
-    }
+    """A seat as everyone in the frame may read it (JSON types only), in events and
+    snapshots alike."""
+    return SeatBody(
+        id=str(seat.pk),
+        persona=str(seat.persona_id),
+        name=public_name(seat.persona),  # everyone in the frame reads it
+        avatar_url=seat.persona.avatar_url,
+        controller=seat.controller,
+        user=seat.user_id,
+        player=seat.user.username if seat.user_id else None,
+        assistant=str(seat.assistant_id) if seat.assistant_id else None,
+    ).model_dump()
 
 
 def lock_frame(frame_id: object) -> None:
@@ -103,30 +106,33 @@ def _pk(frame_id: object) -> object:
     return Frame._meta.pk.get_db_prep_value(uuid.UUID(str(frame_id)), connection)
 
 
-def notify_frame(frame_id: object, event: dict[str, Any], *, public: bool = True) -> None:
-    """A frame-wide event, the same for everyone: numbered now, sent after commit; to the
-    spectators too when it is `public` (their sequence has holes: they skip the rest)."""
-    event["seq"] = next_seq(frame_id)
+def notify_frame(frame_id: object, event_type: type[Event], **fields: Any) -> None:
+    """A frame-wide event, the same for everyone: built with the next `seq`, sent after
+    commit; to the spectators too when its `audiences` say so (their sequence has holes:
+    they skip the rest)."""
+    event = event_type(**fields, seq=next_seq(frame_id)).wire()
     group_send_on_commit(frame_group(frame_id), event)
-    if public:
+    if "spectators" in event_type.audiences:
         group_send_on_commit(spectator_group(frame_id), event)
 
 
-def notify_audiences(frame_id: object, audiences: Audiences) -> None:
-    """A frame-wide event whose body depends on the reader: one `seq`, one body per
-    audience group, sent after commit."""
+def notify_audiences(frame_id: object, event_type: type[Event], audiences: Audiences) -> None:
+    """A frame-wide event whose body depends on the reader: one `seq`, one event per
+    audience group (its fields from `audiences`), sent after commit."""
     seq = next_seq(frame_id)
-    for group, body in audiences.items():
-        group_send_on_commit(group, {**body, "seq": seq})
+    for group, fields in audiences.items():
+        group_send_on_commit(group, event_type(**fields, seq=seq).wire())
 
 
 def notify_presence(frame_id: object, seat_id: object, *, typing: bool) -> None:
     """Someone is typing for a seat: ephemeral, never numbered, never the text."""
-    group_send(frame_group(frame_id), {"type": "presence", "seat": str(seat_id), "typing": typing})
+    event = Presence(type="presence", seat=str(seat_id), typing=typing)
+    group_send(frame_group(frame_id), event.wire())
 
 
 def notify_online(frame_id: object, seat_id: object, *, online: bool, hello: bool = False) -> None:
     """A seat's player is here (a socket of theirs is open) or gone. `hello` comes from a
     socket that just connected and asks the others to say they are here too."""
-    event = {"type": "presence", "seat": str(seat_id), "online": online}
-    group_send(frame_group(frame_id), {**event, "hello": True} if hello else event)
+    fields: dict[str, Any] = {"hello": True} if hello else {}
+    event = Presence(type="presence", seat=str(seat_id), online=online, **fields)
+    group_send(frame_group(frame_id), event.wire())

@@ -14,6 +14,7 @@ from lmix.realtime.publish import revoke_on_commit
 from productions.models import Production
 from productions.selectors import cast_load
 
+from .event_types import FrameSettings, FrameUpdated, SeatChanged
 from .events import notify_liquid
 from .frame_events import frame_group, lock_frame, notify_frame, seat_body, spectator_group
 from .frame_selectors import is_uuid
@@ -293,19 +294,11 @@ def _frame_changed(frame: Frame) -> None:
     """Everyone, spectators too, reads the frame's new settings (its models are the GM's:
     the GM's page reads them again)."""
 
-    notify_frame(
-        frame.pk,
-        {
-            "type": "frame.updated",
-            "frame": {
-                "name": frame.name,
-                "tempo": frame.tempo,
-                "liquid_visibility": frame.liquid_visibility,
-            },
-        },
+    settings = FrameSettings(
+        name=frame.name, tempo=frame.tempo, liquid_visibility=frame.liquid_visibility
     )
+    notify_frame(frame.pk, FrameUpdated, type="frame.updated", frame=settings)
 
 
 def _seat_changed(seat: Seat) -> None:
-
-    notify_frame(seat.frame_id, {"type": "seat.changed", "seat": seat_body(seat)})
+    notify_frame(seat.frame_id, SeatChanged, type="seat.changed", seat=seat_body(seat))

@@ -17,6 +17,7 @@ from lmix.throttles import (
 )
 
 from .enqueue import soft_pass_enqueue
+from .event_types import FrameStatusEvent
 from .events import notify_liquid
 from .frame_events import frame_sockets_close_on_commit, lock_frame, notify_frame
 from .models import (
@@ -228,11 +229,10 @@ def frame_status_set(*, frame: Frame, status: str) -> Frame:
     # The windows it froze or restarted come along, so countdowns stop and go on in step.
     notify_frame(
         frame.pk,
-        {
-            "type": _STATUS_EVENTS[status],
-            "status": status,
-            "windows": [window_body(window) for window in windows],
-        },
+        FrameStatusEvent,
+        type=_STATUS_EVENTS[status],
+        status=status,
+        windows=[window_body(window) for window in windows],
     )
     if status == FrameStatus.CLOSED:
         frame_sockets_close_on_commit(frame.pk)  # after frame.closed: sent in this order

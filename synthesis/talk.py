@@ -8,6 +8,7 @@ from django.db import transaction
 from lmix.errors import ApplicationError
 from lmix.text import has_visible_text
 
+from .event_types import TalkCreated
 from .frame_events import notify_frame
 from .frame_selectors import FrameAccess
 from .models import FrameStatus, TableTalk
@@ -32,5 +33,5 @@ def talk_post(*, access: FrameAccess, user: AbstractBaseUser, text: str) -> Tabl
     talk = TableTalk.objects.create(
         frame=access.frame, author=user, seat_id=seat_id, by_gm=access.is_gm, text=text
     )
-    notify_frame(access.frame.pk, {"type": "talk.created", "talk": talk_body(talk)}, public=False)
+    notify_frame(access.frame.pk, TalkCreated, type="talk.created", talk=talk_body(talk))
     return talk

@@ -142,10 +142,12 @@ def test_an_unreachable_model_fails_the_turn_naming_the_endpoint_and_says_autopl
 ):
     from productions import events
 
-    sent: list[dict] = []
-    notify = events._notify
+    sent: list[dict] = []  # what goes on the channel layer
+    send = events.group_send_on_commit
     monkeypatch.setattr(
-        events, "_notify", lambda pid, event: (sent.append(event), notify(pid, event))
+        events,
+        "group_send_on_commit",
+        lambda group, event: (sent.append(event), send(group, event)),
     )
     remote_model.api_endpoint = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
     remote_model.save()

@@ -127,7 +127,7 @@ def sent(monkeypatch):
     monkeypatch.setattr(
         events,
         "notify_audiences",
-        lambda frame_id, audiences: messages.extend(audiences.items()),
+        lambda frame_id, event_type, audiences: messages.extend(audiences.items()),
     )
     return messages
 

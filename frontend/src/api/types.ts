@@ -243,7 +243,7 @@ export interface Turn {
   /** How many streamed deltas `content` already holds (tokens below it are duplicates). */
   token_count: number
   /** Generation runs started (a run is restarted when its worker died). */
-  attempts?: number
+  attempts: number
   status: TurnStatus
   error: string
   model_id: string
@@ -252,7 +252,7 @@ export interface Turn {
   latency_ms: number | null
   created_at: string
   /** Its text was changed by hand. */
-  edited_at?: string | null
+  edited_at: string | null
   directive?: DirectiveMessage[]
 }
 
@@ -272,31 +272,12 @@ export interface TurnCreateInput {
   content?: string
 }
 
-/**
- * Events the production websocket sends (its control frames `ready`, `pong` and `error`
- * are handled by useLiveSocket). State events carry the production's `seq`; a streamed
- * delta carries only its `index` within the turn's current run.
- */
-export type ServerMessage =
-  | { type: 'turn.created'; seq: number; turn: Turn }
-  | { type: 'turn.token'; turn: Uuid; attempt?: number; index: number; delta: string }
-  /** The turn's worker died: it is generated again from the start (text reset). */
-  | { type: 'turn.restarted'; seq: number; turn: Turn; attempt: number }
-  | { type: 'turn.done'; seq: number; turn: Turn }
-  | { type: 'turn.failed'; seq: number; turn: Turn }
-  | { type: 'autoplay'; seq: number; autoplay_remaining: number; stopped_by?: AutoplayStop }
-  | { type: 'turn.edited'; seq: number; turn: Turn }
-  /** A finished turn is extended by run `attempt`, from its text and deltas so far. */
-  | { type: 'turn.continued'; seq: number; turn: Turn; attempt: number }
-  /** `reparented` children of a deleted turn now follow its parent. */
-  | { type: 'turns.deleted'; seq: number; turns: Uuid[]; reparented: Uuid[]; head: Uuid | null }
-  | DraftMessage
-
-/** An impersonation draft streamed to its writer: never stored, never numbered. */
-export type DraftMessage =
-  | { type: 'draft.token'; draft: Uuid; index: number; delta: string }
-  | { type: 'draft.done'; draft: Uuid; content: string }
-  | { type: 'draft.failed'; draft: Uuid; error: string }
+// Events the production and frame sockets send (their control frames `ready`, `pong` and
+// `error` are useLiveSocket's): generated from the server's models by `make types`.
+export type { AutoplayStop, FrameMessage, PassSummary, ServerMessage } from './events'
+export type DraftMessage = Extract<ServerMessage, { type: `draft.${string}` }>
+export type WindowCancelCause = NonNullable<WindowCancelled['cause']>
+import type { ServerMessage, WindowCancelled } from './events'
 
 // ---------- Frames (live scenes): synthesis/selectors.py, synthesis/events.py ----------
 
@@ -344,8 +325,6 @@ export interface InviteSeat {
   controller: SeatController
   player: string | null
 }
-
-export type WindowCancelCause = { kind: 'interrupt'; outcome: Uuid; reason: string } | { kind: 'gm' }
 
 /** GET /api/spectate/{code}: what a spectator sees — never liquid, a narrative or table talk. */
 export interface SpectatorView {
@@ -435,9 +414,9 @@ export interface Narrative {
   pscale: number
   status: NarrativeStatus
   created_at: string
-  shared?: boolean
-  /** Who played the seat when it was written (null: nobody, or a shared narrative); older servers leave it out. */
-  user?: number | null
+  shared: boolean
+  /** Who played the seat when it was written (null: nobody, or a shared narrative). */
+  user: number | null
 }
 
 export type WindowStatus = 'open' | 'firing' | 'fired' | 'cancelled' | 'failed'
@@ -549,19 +528,6 @@ export interface SeatUpdateInput {
 export type PassKind = 'soft' | 'medium'
 export type PassStatus = 'pending' | 'running' | 'done' | 'failed'
 
-/**
- * A pass as `pass.failed` announces it: `error` is the reason for the GM, a generic one for
- * the seat's player (never the model's endpoint or answer), absent for everyone else.
- */
-export interface PassSummary {
-  id: Uuid
-  seat: Uuid
-  kind: PassKind
-  trigger: string
-  status: PassStatus
-  error?: string
-}
-
 export interface LLMCallInfo {
   purpose: string
   kind: string
@@ -610,40 +576,4 @@ export interface PassInfo {
   attempts: number
   created_at: string
   calls: LLMCallInfo[]
-}
-
-type Numbered = { seq: number }
-
-/**
- * Events of the frame socket (`ready`, `pong` and `error` are useLiveSocket's). State
- * events carry the frame's `seq`; narrative deltas only their stream `index`; presence and
- * `narrative.done` neither.
- */
-export type FrameMessage =
-  | ({ type: `liquid.${'created' | 'updated' | 'analyzed' | 'committed' | 'consumed' | 'withdrawn'}`; liquid: Liquid } & Numbered)
-  | ({ type: `window.${'opened' | 'fired' | 'done' | 'failed'}`; window: FrameWindow } & Numbered)
-  /** `cause`: an interrupt (its outcome and reason) or the GM. */
-  | ({ type: 'window.cancelled'; window: FrameWindow; cause?: WindowCancelCause } & Numbered)
-  | ({ type: 'outcome.created'; outcome: Outcome } & Numbered)
-  /** GM only, unnumbered: the guard's warnings on an outcome, after it was created. */
-  | { type: 'outcome.flagged'; outcome: Uuid; flags: OutcomeFlag[] }
-  | { type: 'liquid.flagged'; liquid: Uuid; flags: OutcomeFlag[] }
-  | ({ type: 'seat.changed'; seat: Seat } & Numbered)
-  /** `windows`: the frame's open windows in their new state (when the server sends them). */
-  | ({ type: 'frame.paused' | 'frame.resumed' | 'frame.closed'; status: FrameStatus; windows?: FrameWindow[] } & Numbered)
-  | ({ type: 'frame.updated'; frame: { name: string; tempo: number; liquid_visibility: LiquidVisibility } } & Numbered)
-  | ({ type: 'pass.failed'; pass: PassSummary } & Numbered)
-  | ({ type: 'talk.created'; talk: TalkMessage } & Numbered)
-  /** `solid`: the narrative (stored as a solid) the delta belongs to. */
-  | { type: 'narrative.token'; solid: Uuid; seat: Uuid; index: number; delta: string; shared?: boolean }
-  | { type: 'narrative.done'; solid: Uuid; seat: Uuid; narrative: Narrative }
-  /** A new run writes this narrative's pass again (a dead worker, a retry): drop its text; the new run streams under a new id. */
-  | { type: 'narrative.restarted'; solid: Uuid; seat: Uuid; shared?: boolean }
-  /** Typing (`typing`), or whether a socket of the seat's player is open (`online`; `hello` asks others to answer). */
-  | { type: 'presence'; seat: Uuid; typing?: boolean; online?: boolean; hello?: boolean }
-
-/** Auto-play was ended by this turn's failure (the `autoplay` event's `stopped_by`). */
-export interface AutoplayStop {
-  turn: string
-  error: string
 }

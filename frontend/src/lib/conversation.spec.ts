@@ -14,7 +14,8 @@ import {
 } from './conversation'
 import { EventSync } from './sequence'
 
-const token = (turn: string, index: number, delta: string): ServerMessage => ({ type: 'turn.token', turn, index, delta })
+// Without `attempt`, as an older server sent it: the client still takes it.
+const token = (turn: string, index: number, delta: string) => ({ type: 'turn.token', turn, index, delta }) as ServerMessage
 
 describe('applyMessage', () => {
   it('records that a failed turn ended auto-play, and keeps it over a resync', () => {
@@ -232,7 +233,7 @@ class FakeProduction {
     const turn = this.active!
     turn.status = 'streaming' // pending → streaming sends no event
     const run = this.runs.get(turn.id)!.at(-1)!
-    this.publish({ type: 'turn.token', turn: turn.id, index: run.length, delta: text })
+    this.publish({ type: 'turn.token', turn: turn.id, index: run.length, delta: text } as ServerMessage)
     run.push(text)
   }
 

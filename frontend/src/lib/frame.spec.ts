@@ -32,13 +32,9 @@ function play(state: FrameState, events: FrameMessage[], now = T0): FrameState {
   }, state)
 }
 
-const token = (solid: string, index: number, delta: string, seat: string = SEATS.alice): FrameMessage => ({
-  type: 'narrative.token',
-  solid,
-  seat,
-  index,
-  delta,
-})
+// Without `shared`, as an older server sent it: the client infers it.
+const token = (solid: string, index: number, delta: string, seat: string = SEATS.alice) =>
+  ({ type: 'narrative.token', solid, seat, index, delta }) as FrameMessage
 
 describe('frame state from a snapshot', () => {
   it('keeps live liquid and windows only, outcomes in seq order', () => {
@@ -243,11 +239,12 @@ describe('countdowns', () => {
 
   it('freeze locally and ask for a re-read when the pause does not list the windows', () => {
     const s = fromSnapshot(makeFrameView({ seq: 3, windows: [open] }))
-    const paused = applyEvent(s, { type: 'frame.paused', seq: 4, status: 'paused' }, T0 + 10_000)
+    // Without `windows`, as an older server sent them.
+    const paused = applyEvent(s, { type: 'frame.paused', seq: 4, status: 'paused' } as FrameMessage, T0 + 10_000)
     expect(paused.resync).toBe(true)
     expect(paused.state.windows.w1).toMatchObject({ expires_at: null, remaining_seconds: 20 })
     expect(remainingSeconds(paused.state.windows.w1!, T0 + 50_000)).toBe(20)
-    const resumed = applyEvent(paused.state, { type: 'frame.resumed', seq: 5, status: 'open' }, T0 + 50_000)
+    const resumed = applyEvent(paused.state, { type: 'frame.resumed', seq: 5, status: 'open' } as FrameMessage, T0 + 50_000)
     expect(resumed.resync).toBe(true)
     expect(remainingSeconds(resumed.state.windows.w1!, T0 + 55_000)).toBe(15)
   })

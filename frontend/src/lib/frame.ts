@@ -227,6 +227,7 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
         const mine = state.info.my_seats.includes(msg.seat)
         const created: Narrative = {
           id: msg.solid,
+          user: null, // who played the seat: known once it is stored
           seat: msg.seat,
           text: msg.delta,
           token_count: 1,

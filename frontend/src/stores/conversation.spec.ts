@@ -2,10 +2,13 @@ import { createPinia, setActivePinia } from 'pinia'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '@/api/http'
 import * as api from '@/api/productions'
-import type { Turn } from '@/api/types'
+import type { ServerMessage, Turn } from '@/api/types'
 import { makeDetail, makeTurn } from '@/test/factories'
 import { useConversationStore } from './conversation'
 import { useToastsStore } from './toasts'
+
+// Without `attempt`, as an older server sent it: the client still takes it.
+const token = (turn: string, index: number, delta: string) => ({ type: 'turn.token', turn, index, delta }) as ServerMessage
 
 vi.mock('@/api/productions', () => ({
   productionsApi: {},
@@ -119,8 +122,8 @@ describe('conversation store', () => {
     const conv = await loaded(baseTurns(), 10)
     conv.apply({ type: 'turn.created', seq: 11, turn: makeTurn({ id: 't4', parent: 't3', status: 'pending', created_at: at(4) }) })
     expect(conv.tokenPosition('t4')).toBe(0)
-    conv.apply({ type: 'turn.token', turn: 't4', index: 0, delta: 'Fine, ' })
-    conv.apply({ type: 'turn.token', turn: 't4', index: 1, delta: 'thanks' })
+    conv.apply(token('t4', 0, 'Fine, '))
+    conv.apply(token('t4', 1, 'thanks'))
     expect(conv.tokenPosition('t4')).toBe(2)
     expect(ids(conv)).toEqual(['t1', 't2', 't3', 't4'])
     expect(conv.path.at(-1)?.turn).toMatchObject({ content: 'Fine, thanks', status: 'streaming' })
@@ -140,7 +143,7 @@ describe('conversation store', () => {
     conv.apply({ type: 'turn.restarted', seq: 11, attempt: 2, turn: { ...live, status: 'pending', content: '', token_count: 0 } })
     expect(conv.path.at(-1)?.turn).toMatchObject({ status: 'pending', content: '' })
     expect(conv.restarts).toEqual({ t4: 2 })
-    conv.apply({ type: 'turn.token', turn: 't4', index: 0, delta: 'Whole' })
+    conv.apply(token('t4', 0, 'Whole'))
     expect(conv.path.at(-1)?.turn).toMatchObject({ status: 'streaming', content: 'Whole' })
     conv.apply({ type: 'turn.done', seq: 12, turn: { ...live, status: 'done', content: 'Whole.', token_count: 2 } })
     expect(conv.restarts).toEqual({})
@@ -149,8 +152,8 @@ describe('conversation store', () => {
   it('re-reads with the seq it knows: streamed text ahead of the checkpoint is kept only if no event was missed', async () => {
     const live = makeTurn({ id: 't4', parent: 't3', status: 'streaming', content: '', token_count: 0, created_at: at(4) })
     const conv = await loaded([...baseTurns(), live], 10)
-    conv.apply({ type: 'turn.token', turn: 't4', index: 0, delta: 'One ' })
-    conv.apply({ type: 'turn.token', turn: 't4', index: 1, delta: 'two' })
+    conv.apply(token('t4', 0, 'One '))
+    conv.apply(token('t4', 1, 'two'))
     const checkpoint = { ...live, content: 'One ', token_count: 1 }
     vi.mocked(api.getProduction).mockResolvedValue(makeDetail({ turns: [...baseTurns(), checkpoint], head: 't4', event_seq: 10 }))
     expect(await conv.load('prod1', { since: 10 })).toBe(10)

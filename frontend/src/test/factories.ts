@@ -27,6 +27,7 @@ export function makeTurn(over: Partial<Turn> & { id: string }): Turn {
     avatar_url: '',
     content: '',
     token_count: 0,
+    attempts: 0,
     status: 'done',
     error: '',
     model_id: 'offline-narrator',
@@ -34,6 +35,7 @@ export function makeTurn(over: Partial<Turn> & { id: string }): Turn {
     completion_tokens: null,
     latency_ms: null,
     created_at: '2025-01-01T00:00:00Z',
+    edited_at: null,
     ...over,
   }
 }
@@ -169,6 +171,8 @@ export function makeNarrative(over: Partial<Narrative> & { id: string }): Narrat
     pscale: -1,
     status: 'streaming',
     created_at: '2025-01-01T00:00:11Z',
+    shared: false,
+    user: null,
     ...over,
   }
 }

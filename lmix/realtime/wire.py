@@ -1,0 +1,49 @@
+"""Socket events as pydantic models: the one contract the server builds, the tests check
+and the frontend's types are generated from (`make types`). Each model is exactly its wire
+dict: `extra="forbid"`, strict types (no coercion changes what is sent), and a field left
+out when it was not given (`wire`). The apps' events: productions/event_types.py,
+synthesis/event_types.py; who receives which: docs/realtime.md.
+"""
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Uuid = str
+Stamp = str  # an ISO 8601 time, as the REST answers write it
+
+
+def optional(ts_type: str | None = None) -> Any:
+    """A field left out of the dict when not given (never sent as null): optional in the
+    generated TypeScript, not nullable."""
+    return Field(default=None, json_schema_extra={"tsType": ts_type} if ts_type else None)
+
+
+class Body(BaseModel):
+    """A part of an event: no unknown key, no coercion."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# Which of a frame's groups an event goes to (synthesis/frame_events.py): the frame
+# group (every GM's and player's socket), the spectators', a seat's (its player), the GM's.
+Audience = Literal["frame", "spectators", "seat", "gm"]
+
+
+class Event(Body):
+    # Who hears it; docs/realtime.md's audience table is tested against it. A production's
+    # events go to its one group.
+    audiences: ClassVar[tuple[Audience, ...]] = ()
+    type: str
+
+    def wire(self) -> dict[str, Any]:
+        """The dict that goes on the channel layer: built once, JSON types only; optional
+        fields that were not given are left out, as the old dicts did."""
+        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+def fast_wire(event_type: type[Event], **fields: Any) -> dict[str, Any]:
+    """A streamed delta's dict, unvalidated (one per token: the hot path, where building
+    the model would cost ten times the dict). Give every field of `event_type`, in its
+    order; tests/test_event_contract.py checks what the callers build against it."""
+    return fields

@@ -1,0 +1,322 @@
+"""The events a frame's sockets are sent, as pydantic models (lmix/realtime/wire.py for
+the contract: `extra="forbid"`, strict, `wire()`): seats, settings, presence, liquid,
+windows, outcomes, narratives, passes, table talk. Who reads which body is decided in
+synthesis/events.py; each event's `audiences` says which groups may hear it."""
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from lmix.realtime.wire import Body, Event, Stamp, Uuid, optional
+from productions.event_types import PRODUCTION_EVENTS
+
+# Stored model answers (an outcome's bones, a guard's flags) are sent as stored: their
+# keys are the prompt schemas', and an older row must never fail to be announced.
+Flags = list[Any]
+
+
+class SeatBody(Body):
+    """A seat as everyone in the frame may read it."""
+
+    id: Uuid
+    persona: Uuid
+    name: str
+    avatar_url: str
+    controller: Literal["open", "human", "ai"]
+    user: int | None
+    player: str | None
+    assistant: Uuid | None
+
+
+class SeatChanged(Event):
+    audiences = ("frame", "spectators")
+    type: Literal["seat.changed"]
+    seat: SeatBody
+    seq: int
+
+
+class FrameSettings(Body):
+    name: str
+    tempo: int | float
+    liquid_visibility: Literal["all", "own", "gm"]
+
+
+class FrameUpdated(Event):
+    audiences = ("frame", "spectators")
+    type: Literal["frame.updated"]
+    frame: FrameSettings
+    seq: int
+
+
+class Presence(Event):
+    """Typing (`typing`), or whether a socket of the seat's player is open (`online`;
+    `hello` asks the others to answer). Never numbered, never the text."""
+
+    audiences = ("frame",)
+    type: Literal["presence"]
+    seat: Uuid
+    typing: bool = optional()
+    online: bool = optional()
+    hello: bool = optional()
+
+
+FLAGS_TS = "{ kind: string; detail: string }[]"
+
+
+def stored(ts_type: str) -> Any:
+    """A stored model answer's field: any JSON, typed for the frontend as `ts_type`."""
+    return Field(json_schema_extra={"tsType": ts_type})
+
+
+class LiquidBody(Body):
+    """A submitted intention; without `content` and `refined` for a reader who may not
+    read them."""
+
+    id: Uuid
+    seat: Uuid
+    author: int | None
+    status: Literal["submitted", "committed", "consumed", "withdrawn"]
+    revision: int
+    submitted_at: Stamp
+    committed_at: Stamp | None
+    pscale: int | None
+    window_seconds: int | float | None
+    interruptive: bool
+    targets: list[Uuid]
+    capable: bool | None
+    capable_reason: str
+    analysis_source: str
+    analysis_note: str
+    content: str = optional()
+    refined: str = optional()
+
+
+class LiquidEvent(Event):
+    audiences = ("frame", "seat", "gm")  # the frame group when everyone may read it
+    type: Literal[
+        "liquid.created",
+        "liquid.updated",
+        "liquid.withdrawn",
+        "liquid.analyzed",
+        "liquid.committed",
+        "liquid.consumed",
+    ]
+    liquid: LiquidBody
+    seq: int
+
+
+class LiquidFlagged(Event):
+    """The GM's alone, unnumbered: the guard's flags on an intention an AI seat wrote."""
+
+    audiences = ("gm",)
+    type: Literal["liquid.flagged"]
+    liquid: Uuid
+    flags: Flags = stored(FLAGS_TS)
+
+
+class WindowBody(Body):
+    """A character's timer; while the frame is paused `expires_at` is null and
+    `remaining_seconds` kept."""
+
+    id: Uuid
+    seat: Uuid
+    status: Literal["open", "firing", "fired", "cancelled", "failed"]
+    pscale: int
+    opened_at: Stamp
+    expires_at: Stamp | None
+    remaining_seconds: int | float | None
+
+
+class InterruptCause(Body):
+    kind: Literal["interrupt"]
+    outcome: Uuid
+    reason: str
+
+
+class GmCause(Body):
+    kind: Literal["gm"]
+
+
+class WindowEvent(Event):
+    audiences = ("frame", "spectators")
+    type: Literal["window.opened", "window.fired", "window.done", "window.failed"]
+    window: WindowBody
+    seq: int
+
+
+class WindowCancelled(Event):
+    """`cause`: an interrupt (its outcome and reason) or the GM."""
+
+    audiences = ("frame", "spectators")
+    type: Literal["window.cancelled"]
+    window: WindowBody
+    cause: InterruptCause | GmCause = optional()
+    seq: int
+
+
+class OutcomeBody(Body):
+    """The shared bones of what happened; `flags` only in the GM's snapshot."""
+
+    id: Uuid
+    seq: int
+    seat: Uuid
+    actions_resolved: list[dict[str, Any]] = stored(
+        "{ seat: string; action: string; result: string }[]"
+    )
+    world_facts: list[str]
+    interrupts: list[dict[str, Any]] = stored("{ seat: string; reason: string }[]")
+    witnesses: list[Uuid]
+    created_at: Stamp
+    flags: Flags = optional(FLAGS_TS)
+
+
+class OutcomeCreated(Event):
+    audiences = ("frame", "spectators")
+    type: Literal["outcome.created"]
+    seq: int
+    outcome: OutcomeBody
+
+
+class OutcomeFlagged(Event):
+    """The GM's alone, unnumbered, right after the outcome it annotates."""
+
+    audiences = ("gm",)
+    type: Literal["outcome.flagged"]
+    outcome: Uuid
+    flags: Flags = stored(FLAGS_TS)
+
+
+class NarrativeBody(Body):
+    id: Uuid
+    seat: Uuid
+    user: int | None  # who played the seat when it was written
+    text: str
+    token_count: int
+    outcome_ids: list[Uuid]
+    liquid_ids: list[Uuid]
+    trigger: str
+    pscale: int
+    shared: bool
+    status: Literal["streaming", "done", "failed"]
+    created_at: Stamp
+
+
+class NarrativeToken(Event):
+    """A delta of a narrative (`solid`: the narrative, stored as a solid)."""
+
+    audiences = ("frame", "seat", "gm")  # the frame group when shared
+    type: Literal["narrative.token"]
+    solid: Uuid
+    seat: Uuid
+    shared: bool
+    index: int
+    delta: str
+
+
+class NarrativeRestarted(Event):
+    """A new run writes this narrative's pass again: drop its text."""
+
+    audiences = ("frame", "seat", "gm")
+    type: Literal["narrative.restarted"]
+    solid: Uuid
+    seat: Uuid
+    shared: bool
+
+
+class NarrativeDone(Event):
+    audiences = ("frame", "seat", "gm")
+    type: Literal["narrative.done"]
+    solid: Uuid
+    seat: Uuid
+    narrative: NarrativeBody
+
+
+class PassSummary(Body):
+    """`error`: the reason for the GM, a generic one for the seat's player, absent for
+    everyone else."""
+
+    id: Uuid
+    seat: Uuid
+    kind: Literal["soft", "medium"]
+    trigger: str
+    status: Literal["pending", "running", "done", "failed"]
+    error: str = optional()
+
+
+class PassFailed(Event):
+    audiences = ("seat", "gm")
+    type: Literal["pass.failed"]
+    pass_: PassSummary = Field(alias="pass")  # a Python keyword
+    seq: int
+
+
+class FrameStatusEvent(Event):
+    """`windows`: the frame's open windows in their new state."""
+
+    audiences = ("frame", "spectators")
+    type: Literal["frame.paused", "frame.resumed", "frame.closed"]
+    status: Literal["open", "paused", "closed"]
+    windows: list[WindowBody]
+    seq: int
+
+
+class TalkBody(Body):
+    id: Uuid
+    seat: Uuid | None  # null: the GM
+    author: str | None
+    gm: bool
+    text: str
+    created_at: Stamp
+
+
+class TalkCreated(Event):
+    audiences = ("frame",)
+    type: Literal["talk.created"]
+    talk: TalkBody
+    seq: int
+
+
+FRAME_EVENTS: tuple[type[Event], ...] = (
+    OutcomeCreated,
+    WindowEvent,
+    WindowCancelled,
+    SeatChanged,
+    FrameStatusEvent,
+    FrameUpdated,
+    TalkCreated,
+    Presence,
+    LiquidEvent,
+    PassFailed,
+    NarrativeToken,
+    NarrativeRestarted,
+    NarrativeDone,
+    OutcomeFlagged,
+    LiquidFlagged,
+)
+ALL_EVENTS: tuple[type[Event], ...] = PRODUCTION_EVENTS + FRAME_EVENTS
+
+
+def events_json_schema() -> dict[str, Any]:
+    """Every socket event's JSON Schema, for `make types` (json-schema-to-typescript):
+    `ServerMessage` (a production's socket) and `FrameMessage` (a frame's) are unions of
+    the event models, each a definition of its own."""
+    from pydantic.json_schema import models_json_schema
+
+    _, schema = models_json_schema(
+        [(model, "serialization") for model in ALL_EVENTS], ref_template="#/$defs/{model}"
+    )
+    defs = schema["$defs"]
+    for definition in defs.values():  # a titled property would become a type of its own
+        for prop in definition.get("properties", {}).values():
+            prop.pop("title", None)
+
+    def union(models: tuple[type[Event], ...]) -> dict[str, Any]:
+        return {"anyOf": [{"$ref": f"#/$defs/{m.__name__}"} for m in models]}
+
+    defs["ServerMessage"] = union(PRODUCTION_EVENTS)
+    defs["FrameMessage"] = union(FRAME_EVENTS)
+    return {
+        "title": "SocketEvent",
+        "anyOf": [{"$ref": "#/$defs/ServerMessage"}, {"$ref": "#/$defs/FrameMessage"}],
+        "$defs": defs,
+    }
