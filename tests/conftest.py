@@ -9,6 +9,19 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
+from tests.xdist_workers import isolate_this_worker
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    isolate_this_worker()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup` the real model server's tests share one xdist worker, so
+    one llama.cpp server runs (it takes both cores) instead of one per worker."""
+    for item in items:
+        if item.get_closest_marker("real_model"):
+            item.add_marker(pytest.mark.xdist_group("real_model"))
 
 
 class CsrfApiClient(APIClient):
