@@ -16,14 +16,6 @@ def pytest_configure(config: pytest.Config) -> None:
     isolate_this_worker()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `--dist loadgroup` the real model server's tests share one xdist worker, so
-    one llama.cpp server runs (it takes both cores) instead of one per worker."""
-    for item in items:
-        if item.get_closest_marker("real_model"):
-            item.add_marker(pytest.mark.xdist_group("real_model"))
-
-
 class CsrfApiClient(APIClient):
     """An API client that behaves like the SPA: CSRF cookie first, then the header."""
 
