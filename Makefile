@@ -25,8 +25,9 @@ test: $(VENV)/.synced frontend/dist/index.html e2e-deps model-deps
 # (tests/xdist_workers.py). The real model server's tests run in one process after them: one
 # llama.cpp server, which takes both cores. `--dist load`, not loadgroup: schemathesis gives
 # its items one node id per test, and the group schedulers (keyed by node id) dropped 190.
+# 0 by default until measured on a quiet machine: on this shared one the figures were noise.
 # The 25 slowest tests are listed after each run, to see what a change cost.
-PYTEST_WORKERS ?= 2
+PYTEST_WORKERS ?= 0
 PYTEST := $(VENV)/bin/pytest -q --durations=25
 XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist load)
 NO_SERVICES := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL
