@@ -20,13 +20,24 @@ test: $(VENV)/.synced frontend/dist/index.html e2e-deps model-deps
 # The Python suite on SQLite with in-process layers; again on PostgreSQL + Redis when
 # DATABASE_URL and REDIS_URL are set. The real model server's suite (tests/real_models/,
 # minutes of CPU) runs once: on PostgreSQL + Redis when they are there, else on SQLite.
+# PYTEST_WORKERS pytest-xdist processes run the suites without the real model server (0: one
+# process); each worker has its own test database, Redis databases and channel prefix
+# (tests/xdist_workers.py). The real model server's tests run in one process after them: one
+# llama.cpp server, which takes both cores. `--dist load`, not loadgroup: schemathesis gives
+# its items one node id per test, and the group schedulers (keyed by node id) dropped 190.
+# 0 by default until measured on a quiet machine: on this shared one the figures were noise.
+# The 25 slowest tests are listed after each run, to see what a change cost.
+PYTEST_WORKERS ?= 0
+PYTEST := $(VENV)/bin/pytest -q --durations=25
+XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist load)
+NO_SERVICES := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL
 test-python: $(VENV)/.synced model-deps
 	@if [ -n "$$DATABASE_URL" ] && [ -n "$$REDIS_URL" ]; then \
-		env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(VENV)/bin/pytest -q \
-			-m "not real_model" && \
-		echo "== again on PostgreSQL + Redis, with the real model server" && \
-		$(VENV)/bin/pytest -q --durations=15; \
-	else env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(VENV)/bin/pytest -q; fi
+		$(NO_SERVICES) $(PYTEST) $(XDIST) -m "not real_model" && \
+		echo "== again on PostgreSQL + Redis" && $(PYTEST) $(XDIST) -m "not real_model" && \
+		echo "== the real model server, on PostgreSQL + Redis" && $(PYTEST) -m real_model; \
+	else $(NO_SERVICES) $(PYTEST) $(XDIST) -m "not real_model" && \
+		echo "== the real model server" && $(NO_SERVICES) $(PYTEST) -m real_model; fi
 
 # The Python suite on SQLite under Django's next pre-release, when PyPI has one newer than
 # the locked Django (lmix/prepared.py uses Django's private compiler); else one look-up and

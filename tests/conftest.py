@@ -9,6 +9,11 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
+from tests.xdist_workers import isolate_this_worker
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    isolate_this_worker()
 
 
 class CsrfApiClient(APIClient):
