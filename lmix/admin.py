@@ -1,4 +1,5 @@
-"""Django admin for authoring: search, filters, and the membership inline on personas."""
+"""Django admin for LLM models (keys write-only) and the record of LLM calls; `ViewOnly` for
+rows only their services may change."""
 
 from django import forms
 from django.contrib import admin

@@ -1,5 +1,5 @@
-"""Writes to the authoring data: LLM models (defaults, bulk add), personas (memberships,
-avatars), and deletes that never change a production or frame behind its owner's back."""
+"""Writes to LLM models: add (one or in bulk, endpoints checked), edit, test the connection,
+the default model, every user's offline narrator."""
 
 from collections.abc import Iterable
 from typing import Any
