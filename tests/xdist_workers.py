@@ -45,7 +45,7 @@ def isolate_this_worker() -> None:
     os.environ["REDIS_URL"] = url
     os.environ["LMIX_CHANNEL_PREFIX"] = prefix
     if broker_on_redis:
-        from lmix.celery import app
+        from config.celery import app
 
         settings.CELERY_BROKER_URL = url
         app.conf.broker_url = url
