@@ -98,7 +98,8 @@ def flesh_step(
         existing = None
     if existing is not None and existing.status == NarrativeStatus.DONE:
         return existing
-    messages = compile_flesh(ctx, outcome, model)
+    scene = flesh_scene(ctx, outcome)  # the prompt's scene and the offline narrator's data
+    messages = compile_flesh(ctx, outcome, model, scene=scene)
     narrative = _narrative_open(ctx, outcome, lease, messages=messages, existing=existing)
     writer = NarrativeWriter(narrative, lease)
     cap = reply_cap(ctx.pscale)
@@ -111,7 +112,7 @@ def flesh_step(
         subject=f"pass:{ctx.pass_.pk}",
         overrides={"max_tokens": limit},
         usage=Usage(),
-        context=flesh_scene(ctx, outcome),
+        context=scene,
     )
     try:
         for delta in stream:

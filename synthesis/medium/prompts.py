@@ -141,11 +141,14 @@ def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
     )
 
 
-def compile_flesh(ctx: MediumContext, outcome: Outcome | None, model: LLMModel) -> list[Message]:
+def compile_flesh(
+    ctx: MediumContext, outcome: Outcome | None, model: LLMModel, *, scene: Scene | None = None
+) -> list[Message]:
     """What the flesh call is sent: the character's knowledge and recent experience (in a
     shared frame: public knowledge and the story so far), what happened since, and the
-    scene to narrate (`flesh_scene`: the actions, their results, the facts)."""
-    scene = flesh_scene(ctx, outcome)
+    scene to narrate (`flesh_scene`: the actions, their results, the facts; built here
+    unless the caller built it already)."""
+    scene = scene or flesh_scene(ctx, outcome)
     words = scene.words
     in_scene = {o.pk for o in resolving_outcomes(ctx, outcome)}
     if ctx.shared:
