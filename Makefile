@@ -49,21 +49,28 @@ test-django-next: $(VENV)/.synced
 test-frontend: frontend/node_modules/.installed types-check
 	cd frontend && npm test --silent
 
-# frontend/src/api/events.ts, the socket events' types, from their pydantic models
-# (productions/ and synthesis/event_types.py, on lmix/realtime/wire.py) through their JSON Schema.
+# The frontend's generated types: frontend/src/api/events.ts, the socket events', from their
+# pydantic models (productions/ and synthesis/event_types.py, on lmix/realtime/wire.py)
+# through their JSON Schema; frontend/src/api/schema.ts, the REST API's, from its OpenAPI
+# schema (the serializers, and synthesis/answers.py's pydantic answers).
 EVENTS_TS := frontend/src/api/events.ts
-EVENTS_SCRIPT ?= scripts/events-types.mjs
-# $(1): a scratch directory, $(2): the TypeScript file to write.
-events_ts = env -u DATABASE_URL -u REDIS_URL $(PY) manage.py events_schema > $(1)/events.json && \
-	(cd frontend && node $(EVENTS_SCRIPT) $(1)/events.json $(2))
+SCHEMA_TS := frontend/src/api/schema.ts
+# $(1): a scratch directory for the schemas and the TypeScript written from them.
+api_ts = env -u DATABASE_URL -u REDIS_URL LMIX_DATA_DIR=$(1) $(PY) manage.py events_schema > $(1)/events.json && \
+	env -u DATABASE_URL -u REDIS_URL LMIX_DATA_DIR=$(1) $(PY) manage.py spectacular --fail-on-warn \
+		--format openapi-json --file $(1)/openapi.json && \
+	(cd frontend && node scripts/events-types.mjs $(1)/events.json $(1)/events.ts && \
+		node scripts/api-types.mjs $(1)/openapi.json $(1)/schema.ts)
 
 types: $(VENV)/.synced frontend/node_modules/.installed
-	@tmp=$$(mktemp -d); $(call events_ts,$$tmp,$(CURDIR)/$(EVENTS_TS)); rc=$$?; rm -rf $$tmp; exit $$rc
+	@tmp=$$(mktemp -d); $(call api_ts,$$tmp) && cp $$tmp/events.ts $(EVENTS_TS) && \
+		cp $$tmp/schema.ts $(SCHEMA_TS); rc=$$?; rm -rf $$tmp; exit $$rc
 
 # CI: the checked-in types are what the models generate (`make types` after changing one).
 types-check: $(VENV)/.synced frontend/node_modules/.installed
-	@tmp=$$(mktemp -d); $(call events_ts,$$tmp,$$tmp/events.ts) && diff -u $(EVENTS_TS) $$tmp/events.ts; \
-	rc=$$?; rm -rf $$tmp; [ $$rc = 0 ] || echo "$(EVENTS_TS) is stale: run make types"; exit $$rc
+	@tmp=$$(mktemp -d); $(call api_ts,$$tmp) && diff -u $(EVENTS_TS) $$tmp/events.ts && \
+		diff -u $(SCHEMA_TS) $$tmp/schema.ts; \
+	rc=$$?; rm -rf $$tmp; [ $$rc = 0 ] || echo "$(EVENTS_TS) or $(SCHEMA_TS) is stale: run make types"; exit $$rc
 
 test-e2e: $(VENV)/.synced frontend/dist/index.html e2e-deps
 	cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec

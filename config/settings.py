@@ -323,7 +323,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # DRF's JSON parser, refusing too-deep nesting and lone surrogates with a 400.
     "DEFAULT_PARSER_CLASSES": ["lmix.parsers.StrictJSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "lmix.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -336,6 +336,29 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # pydantic (synthesis/answers.py) writes JSON Schema 2020-12, as OpenAPI 3.1 does.
+    "OAS_VERSION": "3.1.0",
+    # One named enum per set of choices, shared by the serializers and the pydantic answers
+    # (synthesis/answers.py) that use it: the generated TypeScript names them once.
+    "ENUM_NAME_OVERRIDES": {
+        "FrameStatus": "synthesis.models.FrameStatus",
+        "FrameMode": "synthesis.models.FrameMode",
+        "LiquidVisibility": "synthesis.models.LiquidVisibility",
+        "SeatController": "synthesis.models.SeatController",
+        "LiquidStatus": "synthesis.models.LiquidStatus",
+        "WindowStatus": "synthesis.models.WindowStatus",
+        "PassKind": "synthesis.models.PassKind",
+        "PassStatus": "synthesis.models.PassStatus",
+        "NarrativeStatus": "synthesis.models.NarrativeStatus",
+        "TurnStatus": "productions.models.TurnStatus",
+        "SpeakerKind": "productions.models.SpeakerKind",
+        "LoreLayer": "authoring.models.LoreLayer",
+        "Provider": "lmix.models.Provider",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "config.openapi.pydantic_enum_ids",
+        "drf_spectacular.hooks.postprocess_schema_enums",
+    ],
 }
 
 # LLM calls (docs/providers.md "Timeouts and retries"): seconds for a whole answer that is

@@ -4,12 +4,13 @@ invite code, the GM's seat changes, invite rotation and controls; liquid; passes
 from typing import Any
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lmix.answers import answer
 from lmix.errors import ApplicationError
 from lmix.throttles import CodeLookupThrottledMixin
 from productions.selectors import production_get
@@ -17,6 +18,19 @@ from productions.selectors import production_get
 from . import frames
 from . import liquid as liquid_services
 from .ai_seats import frame_advance
+from .answers import (
+    ActingSeats,
+    FrameList,
+    FrameView,
+    InviteCode,
+    InvitePreview,
+    PassAccepted,
+    PassList,
+    SpectatorCode,
+    SpectatorView,
+    WindowAnswer,
+)
+from .event_types import LiquidBody, SeatBody, TalkBody
 from .frame_events import seat_body
 from .frame_selectors import (
     FrameAccess,
@@ -51,9 +65,6 @@ from .serializers import (
 from .talk import talk_post
 from .windows import window_cancel, window_fire_now
 
-FRAME_VIEW = OpenApiResponse(description="The frame as the caller may see it.")
-LIQUID = OpenApiResponse(description="The liquid row.")
-
 
 def _gm_access(request: Request, frame_id: object) -> FrameAccess:
     """The caller's access to a frame they run; a player gets 403, anyone else 404."""
@@ -86,7 +97,7 @@ def frame_summary(frame: Frame, user: Any) -> dict[str, Any]:
 
 
 class ProductionFramesApi(APIView):
-    @extend_schema(request=FrameCreateSerializer, responses={201: FRAME_VIEW})
+    @extend_schema(request=FrameCreateSerializer, responses={201: FrameView})
     def post(self, request: Request, production_id: str) -> Response:
         """Start a frame of your production: its cast become seats, AI-played by their
         assistants except the personas in `open_seats`, which wait for players."""
@@ -95,29 +106,30 @@ class ProductionFramesApi(APIView):
         data.is_valid(raise_exception=True)
         frame = frames.frame_create(production=production, **data.validated_data)
         access = frame_access_or_404(user=request.user, frame_id=frame.pk)
-        return Response(frame_view(access), status=status.HTTP_201_CREATED)
+        return answer(FrameView, frame_view(access), status.HTTP_201_CREATED)
 
 
 class FrameListApi(APIView):
     @extend_schema(
         operation_id="frames_list",
         request=None,
-        responses={200: OpenApiResponse(description="Frames.")},
+        responses={200: FrameList},
     )
     def get(self, request: Request) -> Response:
         """Frames you run or play in."""
         frames = frame_list(user=request.user)
-        return Response([frame_summary(frame, request.user) for frame in frames])
+        return answer(FrameList, [frame_summary(frame, request.user) for frame in frames])
 
 
 class FrameDetailApi(APIView):
-    @extend_schema(request=None, responses={200: FRAME_VIEW})
+    @extend_schema(request=None, responses={200: FrameView})
     def get(self, request: Request, frame_id: str) -> Response:
         """Your view of the frame: its `seq`, seats, the liquid you may read, every outcome,
         your own narratives and the open windows (the GM's view holds everything)."""
-        return Response(frame_view(frame_access_or_404(user=request.user, frame_id=frame_id)))
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        return answer(FrameView, frame_view(access))
 
-    @extend_schema(request=FrameUpdateSerializer, responses={200: FRAME_VIEW})
+    @extend_schema(request=FrameUpdateSerializer, responses={200: FrameView})
     def patch(self, request: Request, frame_id: str) -> Response:
         """GM: rename the frame or change its tempo, who reads intentions, and its soft and
         medium models (null: the characters' own models). Everyone in the frame is told;
@@ -126,11 +138,11 @@ class FrameDetailApi(APIView):
         data = FrameUpdateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         frames.frame_update(frame=access.frame, **data.validated_data)
-        return Response(frame_view(access))
+        return answer(FrameView, frame_view(access))
 
 
 class FrameJoinApi(CodeLookupThrottledMixin, APIView):
-    @extend_schema(request=FrameJoinSerializer, responses={200: FRAME_VIEW})
+    @extend_schema(request=FrameJoinSerializer, responses={200: FrameView})
     def post(self, request: Request) -> Response:
         """Take an open seat with the frame's invite code."""
         data = FrameJoinSerializer(data=request.data)
@@ -140,11 +152,12 @@ class FrameJoinApi(CodeLookupThrottledMixin, APIView):
             invite_code=data.validated_data["invite_code"],
             seat_id=data.validated_data["seat"],
         )
-        return Response(frame_view(frame_access_or_404(user=request.user, frame_id=seat.frame_id)))
+        access = frame_access_or_404(user=request.user, frame_id=seat.frame_id)
+        return answer(FrameView, frame_view(access))
 
 
 class SeatDetailApi(APIView):
-    @extend_schema(request=SeatUpdateSerializer, responses={200: OpenApiResponse()})
+    @extend_schema(request=SeatUpdateSerializer, responses={200: SeatBody})
     def patch(self, request: Request, frame_id: str, seat_id: str) -> Response:
         """GM: open a seat (its player is removed at once) or give it to an assistant."""
         access = _gm_access(request, frame_id)
@@ -154,15 +167,15 @@ class SeatDetailApi(APIView):
         data = SeatUpdateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         seat = frames.seat_update(frame=access.frame, seat=seat, **data.validated_data)
-        return Response(seat_body(seat))
+        return answer(SeatBody, seat_body(seat))
 
 
 class FrameInviteApi(APIView):
-    @extend_schema(request=None, responses={200: OpenApiResponse()})
+    @extend_schema(request=None, responses={200: InviteCode})
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: a new invite code; the old one stops working."""
         frame = frames.invite_rotate(frame=_gm_access(request, frame_id).frame)
-        return Response({"invite_code": frame.invite_code})
+        return answer(InviteCode, {"invite_code": frame.invite_code})
 
 
 def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
@@ -177,11 +190,11 @@ def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
 
 
 def _liquid_answer(access: FrameAccess, liquid: Liquid, code: int = status.HTTP_200_OK) -> Response:
-    return Response(liquid_body(liquid, readable=liquid_readable(access, liquid)), status=code)
+    return answer(LiquidBody, liquid_body(liquid, readable=liquid_readable(access, liquid)), code)
 
 
 class FrameLiquidApi(APIView):
-    @extend_schema(request=LiquidSubmitSerializer, responses={201: LIQUID})
+    @extend_schema(request=LiquidSubmitSerializer, responses={201: LiquidBody})
     def post(self, request: Request, frame_id: str) -> Response:
         """Submit what your character intends (the GM may write for AI-played seats). Its
         soft pass starts at once; it stays revisable until you commit it."""
@@ -204,7 +217,7 @@ class FrameLiquidApi(APIView):
 
 
 class LiquidDetailApi(APIView):
-    @extend_schema(request=LiquidEditSerializer, responses={200: LIQUID})
+    @extend_schema(request=LiquidEditSerializer, responses={200: LiquidBody})
     def patch(self, request: Request, liquid_id: str) -> Response:
         """Revise a submitted intention (not once committed)."""
         liquid, access = _liquid_for(request, liquid_id)  # an outsider learns nothing more
@@ -224,7 +237,7 @@ class LiquidDetailApi(APIView):
 
 
 class LiquidCommitApi(APIView):
-    @extend_schema(request=None, responses={200: LIQUID})
+    @extend_schema(request=None, responses={200: LiquidBody})
     def post(self, request: Request, liquid_id: str) -> Response:
         """Commit an intention: your character's window opens."""
         liquid, access = _liquid_for(request, liquid_id)
@@ -237,34 +250,35 @@ class FrameControlApi(APIView):
 
     target: str = ""
 
-    @extend_schema(request=None, responses={200: FRAME_VIEW})
+    @extend_schema(request=None, responses={200: FrameView})
     def post(self, request: Request, frame_id: str) -> Response:
         access = _gm_access(request, frame_id)
         liquid_services.frame_status_set(frame=access.frame, status=self.target)
-        return Response(frame_view(frame_access_or_404(user=request.user, frame_id=frame_id)))
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)  # read anew
+        return answer(FrameView, frame_view(access))
 
 
 class FramePassesApi(APIView):
-    @extend_schema(request=None, responses={200: OpenApiResponse(description="Passes.")})
+    @extend_schema(request=None, responses={200: PassList})
     def get(self, request: Request, frame_id: str) -> Response:
         """GM: every soft and medium pass — seat, trigger, status, the exact messages sent,
         and its LLM calls."""
         access = _gm_access(request, frame_id)
-        return Response(pass_list(frame=access.frame))
+        return answer(PassList, pass_list(frame=access.frame))
 
 
 class FrameAdvanceApi(APIView):
-    @extend_schema(request=None, responses={202: OpenApiResponse(description="Seats acting.")})
+    @extend_schema(request=None, responses={202: ActingSeats})
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: move the scene on — every AI-played seat with nothing pending acts once (a
         frame without human players moves only this way)."""
         access = _gm_access(request, frame_id)
         acting = frame_advance(frame=access.frame)
-        return Response({"acting_seats": acting}, status=status.HTTP_202_ACCEPTED)
+        return answer(ActingSeats, {"acting_seats": acting}, status.HTTP_202_ACCEPTED)
 
 
 class PassRetryApi(APIView):
-    @extend_schema(request=None, responses={202: OpenApiResponse(description="The pass.")})
+    @extend_schema(request=None, responses={202: PassAccepted})
     def post(self, request: Request, pass_id: str) -> Response:
         """GM: run a failed medium pass again (its liquid waited, committed, meanwhile)."""
         pass_ = Pass.objects.filter(pk=pass_id).first()
@@ -272,17 +286,16 @@ class PassRetryApi(APIView):
             raise ApplicationError("No such pass.", status_code=404)
         _gm_access_as_row(request, pass_.frame_id, "No such pass.")
         pass_ = medium_pass_retry(pass_=pass_)
-        return Response(
-            {"id": str(pass_.pk), "status": pass_.status}, status=status.HTTP_202_ACCEPTED
-        )
+        body = {"id": str(pass_.pk), "status": pass_.status}
+        return answer(PassAccepted, body, status.HTTP_202_ACCEPTED)
 
 
 class InvitePreviewApi(CodeLookupThrottledMixin, APIView):
-    @extend_schema(request=None, responses={200: OpenApiResponse(description="The invite.")})
+    @extend_schema(request=None, responses={200: InvitePreview})
     def get(self, request: Request, invite_code: str) -> Response:
         """What an invite link offers: the frame, its seats' characters as everyone sees
         them, and who holds each seat (404 for a wrong or rotated code)."""
-        return Response(invite_preview(user=request.user, invite_code=invite_code))
+        return answer(InvitePreview, invite_preview(user=request.user, invite_code=invite_code))
 
 
 class FrameLeaveApi(APIView):
@@ -309,24 +322,24 @@ def _window_for_gm(request: Request, window_id: str) -> Window:
 
 
 class WindowFireApi(APIView):
-    @extend_schema(request=None, responses={202: OpenApiResponse(description="The window.")})
+    @extend_schema(request=None, responses={202: WindowAnswer})
     def post(self, request: Request, window_id: str) -> Response:
         """GM: fire an open window now; its character's medium pass starts."""
         pass_ = window_fire_now(window=_window_for_gm(request, window_id))
         window = Window.objects.get(pk=pass_.window_id)
-        return Response({"window": window_body(window)}, status=status.HTTP_202_ACCEPTED)
+        return answer(WindowAnswer, {"window": window_body(window)}, status.HTTP_202_ACCEPTED)
 
 
 class WindowCancelApi(APIView):
-    @extend_schema(request=None, responses={200: OpenApiResponse(description="The window.")})
+    @extend_schema(request=None, responses={200: WindowAnswer})
     def post(self, request: Request, window_id: str) -> Response:
         """GM: cancel an open window; its intentions go back to their player, submitted."""
         window = window_cancel(window=_window_for_gm(request, window_id))
-        return Response({"window": window_body(window)})
+        return answer(WindowAnswer, {"window": window_body(window)})
 
 
 class FrameTalkApi(APIView):
-    @extend_schema(request=TalkSerializer, responses={201: OpenApiResponse(description="Said.")})
+    @extend_schema(request=TalkSerializer, responses={201: TalkBody})
     def post(self, request: Request, frame_id: str) -> Response:
         """Table talk: say something out of character to everyone at the table (the GM and
         the players). No pass ever reads it."""
@@ -334,11 +347,11 @@ class FrameTalkApi(APIView):
         data = TalkSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         talk = talk_post(access=access, user=request.user, text=data.validated_data["text"])
-        return Response(talk_body(talk), status=status.HTTP_201_CREATED)
+        return answer(TalkBody, talk_body(talk), status.HTTP_201_CREATED)
 
 
 class FrameSpectatorsApi(APIView):
-    @extend_schema(request=SpectatorsSerializer, responses={200: OpenApiResponse()})
+    @extend_schema(request=SpectatorsSerializer, responses={200: SpectatorCode})
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: let spectators watch the outcomes through a new link (`enabled` true), or
         stop them (false): open spectator sockets close and the old link shows nothing."""
@@ -346,11 +359,11 @@ class FrameSpectatorsApi(APIView):
         data = SpectatorsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         frame = frames.spectators_set(frame=access.frame, enabled=data.validated_data["enabled"])
-        return Response({"spectator_code": frame.spectator_code})
+        return answer(SpectatorCode, {"spectator_code": frame.spectator_code})
 
 
 class SpectateApi(CodeLookupThrottledMixin, APIView):
-    @extend_schema(request=None, responses={200: OpenApiResponse(description="The scene.")})
+    @extend_schema(request=None, responses={200: SpectatorView})
     def get(self, request: Request, code: str) -> Response:
         """Watch a frame with the GM's spectator link: its seats, outcomes and windows —
         never anyone's intentions, narratives or table talk."""
@@ -360,4 +373,4 @@ class SpectateApi(CodeLookupThrottledMixin, APIView):
                 "This spectator link is not valid (any more). Ask the GM for a new one.",
                 status_code=404,
             )
-        return Response(spectator_view(frame))
+        return answer(SpectatorView, spectator_view(frame))

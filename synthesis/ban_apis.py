@@ -1,15 +1,17 @@
 """REST endpoints of a frame's bans: the players its GM kicked, who take no seat of it again
 until the GM lets them back (frames.py: `seat_update`, `frame_join`)."""
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lmix.answers import answer
 from lmix.errors import ApplicationError
 
 from . import frames
+from .answers import FrameBans
 from .frame_selectors import FrameAccess, frame_access_or_404, frame_ban_list
 
 
@@ -23,11 +25,11 @@ def _gm_access(request: Request, frame_id: object) -> FrameAccess:
 
 
 class FrameBansApi(APIView):
-    @extend_schema(request=None, responses={200: OpenApiResponse(description="Bans.")})
+    @extend_schema(request=None, responses={200: FrameBans})
     def get(self, request: Request, frame_id: str) -> Response:
         """GM: the players you kicked from this frame, who cannot take a seat in it again
         until you allow them back ({user, player, banned_at}, oldest first)."""
-        return Response(frame_ban_list(frame=_gm_access(request, frame_id).frame))
+        return answer(FrameBans, frame_ban_list(frame=_gm_access(request, frame_id).frame))
 
 
 class FrameBanDetailApi(APIView):

@@ -1,18 +1,20 @@
 """REST endpoint of a frame's model budget, for its GM (synthesis/budget.py)."""
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lmix.answers import answer
 from lmix.errors import ApplicationError
 
+from .answers import FrameBudget
 from .budget import budget_view
 from .frame_selectors import frame_access_or_404
 
 
 class FrameBudgetApi(APIView):
-    @extend_schema(request=None, responses={200: OpenApiResponse(description="Budget use.")})
+    @extend_schema(request=None, responses={200: FrameBudget})
     def get(self, request: Request, frame_id: str) -> Response:
         """GM: the frame's model calls and tokens this minute against its limits, whether
         AI seats are paused, and how many windows wait for the budget. A player gets 403,
@@ -20,4 +22,4 @@ class FrameBudgetApi(APIView):
         access = frame_access_or_404(user=request.user, frame_id=frame_id)
         if not access.is_gm:
             raise ApplicationError("Only the frame's GM can do that.", status_code=403)
-        return Response(budget_view(frame_id=access.frame.pk))
+        return answer(FrameBudget, budget_view(frame_id=access.frame.pk))

@@ -60,12 +60,20 @@ class Presence(Event):
     hello: bool = optional()
 
 
-FLAGS_TS = "{ kind: string; detail: string }[]"
+def stored(schema: dict[str, Any]) -> Any:
+    """A stored model answer's field: any JSON when read, described to the OpenAPI schema
+    and the frontend's types by `schema`."""
+    return Field(json_schema_extra=schema)
 
 
-def stored(ts_type: str) -> Any:
-    """A stored model answer's field: any JSON, typed for the frontend as `ts_type`."""
-    return Field(json_schema_extra={"tsType": ts_type})
+def object_of_strings(*names: str) -> dict[str, Any]:
+    """The JSON Schema of an object of these string keys, all required."""
+    properties = {name: {"type": "string"} for name in names}
+    return {"type": "object", "properties": properties, "required": list(names)}
+
+
+FLAG_SCHEMA = object_of_strings("kind", "detail")
+FLAGS = {"type": "array", "items": FLAG_SCHEMA}
 
 
 class LiquidBody(Body):
@@ -111,7 +119,7 @@ class LiquidFlagged(Event):
     audiences = ("gm",)
     type: Literal["liquid.flagged"]
     liquid: Uuid
-    flags: Flags = stored(FLAGS_TS)
+    flags: Flags = stored(FLAGS)
 
 
 class WindowBody(Body):
@@ -161,13 +169,15 @@ class OutcomeBody(Body):
     seq: int
     seat: Uuid
     actions_resolved: list[dict[str, Any]] = stored(
-        "{ seat: string; action: string; result: string }[]"
+        {"type": "array", "items": object_of_strings("seat", "action", "result")}
     )
     world_facts: list[str]
-    interrupts: list[dict[str, Any]] = stored("{ seat: string; reason: string }[]")
+    interrupts: list[dict[str, Any]] = stored(
+        {"type": "array", "items": object_of_strings("seat", "reason")}
+    )
     witnesses: list[Uuid]
     created_at: Stamp
-    flags: Flags = optional(FLAGS_TS)
+    flags: Flags = optional(FLAGS)
 
 
 class OutcomeCreated(Event):
@@ -183,7 +193,7 @@ class OutcomeFlagged(Event):
     audiences = ("gm",)
     type: Literal["outcome.flagged"]
     outcome: Uuid
-    flags: Flags = stored(FLAGS_TS)
+    flags: Flags = stored(FLAGS)
 
 
 class NarrativeBody(Body):
@@ -306,9 +316,6 @@ def events_json_schema() -> dict[str, Any]:
         [(model, "serialization") for model in ALL_EVENTS], ref_template="#/$defs/{model}"
     )
     defs = schema["$defs"]
-    for definition in defs.values():  # a titled property would become a type of its own
-        for prop in definition.get("properties", {}).values():
-            prop.pop("title", None)
 
     def union(models: tuple[type[Event], ...]) -> dict[str, Any]:
         return {"anyOf": [{"$ref": f"#/$defs/{m.__name__}"} for m in models]}

@@ -13,16 +13,24 @@ Uuid = str
 Stamp = str  # an ISO 8601 time, as the REST answers write it
 
 
-def optional(ts_type: str | None = None) -> Any:
+def optional(schema: dict[str, Any] | None = None) -> Any:
     """A field left out of the dict when not given (never sent as null): optional in the
-    generated TypeScript, not nullable."""
-    return Field(default=None, json_schema_extra={"tsType": ts_type} if ts_type else None)
+    generated TypeScript, not nullable. `schema`: its JSON Schema where the Python type says
+    less (a stored model answer)."""
+    return Field(default=None, json_schema_extra=schema)
+
+
+def _untitled(schema: dict[str, Any]) -> None:
+    """A property's title only repeats its name (and would make a type of its own in the
+    generated TypeScript)."""
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
 
 
 class Body(BaseModel):
-    """A part of an event: no unknown key, no coercion."""
+    """A part of an event or a REST answer: no unknown key, no coercion."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_untitled)
 
 
 # Which of a frame's groups an event goes to (synthesis/frame_events.py): the frame

@@ -111,12 +111,22 @@ export interface OutcomeBody {
   id: string
   seq: number
   seat: string
-  actions_resolved: {seat: string; action: string; result: string}[]
+  actions_resolved: {
+    seat: string
+    action: string
+    result: string
+  }[]
   world_facts: string[]
-  interrupts: {seat: string; reason: string}[]
+  interrupts: {
+    seat: string
+    reason: string
+  }[]
   witnesses: string[]
   created_at: string
-  flags?: {kind: string; detail: string}[]
+  flags?: {
+    kind: string
+    detail: string
+  }[]
 }
 export interface WindowEvent {
   type: 'window.opened' | 'window.fired' | 'window.done' | 'window.failed'
@@ -311,7 +321,10 @@ export interface NarrativeBody {
 export interface OutcomeFlagged {
   type: 'outcome.flagged'
   outcome: string
-  flags: {kind: string; detail: string}[]
+  flags: {
+    kind: string
+    detail: string
+  }[]
 }
 /**
  * The GM's alone, unnumbered: the guard's flags on an intention an AI seat wrote.
@@ -319,5 +332,8 @@ export interface OutcomeFlagged {
 export interface LiquidFlagged {
   type: 'liquid.flagged'
   liquid: string
-  flags: {kind: string; detail: string}[]
+  flags: {
+    kind: string
+    detail: string
+  }[]
 }

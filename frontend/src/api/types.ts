@@ -278,302 +278,80 @@ export type { AutoplayStop, FrameMessage, PassSummary, ServerMessage } from './e
 export type DraftMessage = Extract<ServerMessage, { type: `draft.${string}` }>
 export type WindowCancelCause = NonNullable<WindowCancelled['cause']>
 import type { ServerMessage, WindowCancelled } from './events'
+import type { components } from './schema'
 
-// ---------- Frames (live scenes): synthesis/selectors.py, synthesis/events.py ----------
+// ---------- Frames (live scenes): generated from synthesis/answers.py and the frames
+// serializers (src/api/schema.ts, `make types`); the names the app uses. ----------
+type Schemas = components['schemas']
 
-export type FrameStatus = 'open' | 'paused' | 'closed'
+export type FrameStatus = Schemas['FrameStatus']
 /** per_character: each character its own window and narrative; shared: one prose for all. */
-export type FrameMode = 'per_character' | 'shared'
+export type FrameMode = Schemas['FrameMode']
 /** Who reads submitted intentions: everyone, each player their own, or only the GM. */
-export type LiquidVisibility = 'all' | 'own' | 'gm'
-export type SeatController = 'open' | 'human' | 'ai'
+export type LiquidVisibility = Schemas['LiquidVisibility']
+export type SeatController = Schemas['SeatController']
 
 /** GET /api/frames: a frame I run or sit in. */
-export interface FrameSummary {
-  id: Uuid
-  name: string
-  production: Uuid
-  production_name: string
-  status: FrameStatus
-  mode: FrameMode
-  is_gm: boolean
-  created_at: string
-}
-
+export type FrameSummary = Schemas['FrameSummary']
 /** A seat as everyone in the frame reads it (`name` is the persona's public name). */
-export interface Seat {
-  id: Uuid
-  persona: Uuid
-  name: string
-  controller: SeatController
-  /** The player's user id. */
-  user: number | null
-  /** The player's username (null for an open or AI seat). */
-  player: string | null
-  assistant: Uuid | null
-  /** The persona's avatar; '' when it has none. */
-  avatar_url: string
-}
-
+export type Seat = Schemas['SeatBody']
 /** A seat as the invite page shows it: public face only, no truths but the universal one. */
-export interface InviteSeat {
-  id: Uuid
-  persona: Uuid
-  name: string
-  avatar_url: string
-  universal_truth: string
-  controller: SeatController
-  player: string | null
-}
-
+export type InviteSeat = Schemas['InviteSeat']
 /** GET /api/spectate/{code}: what a spectator sees — never liquid, a narrative or table talk. */
-export interface SpectatorView {
-  id: Uuid
-  name: string
-  production_name: string
-  status: FrameStatus
-  mode: FrameMode
-  tempo: number
-  seq: number
-  seats: Seat[]
-  outcomes: Outcome[]
-  windows: FrameWindow[]
-}
-
+export type SpectatorView = Schemas['SpectatorView']
 /** GET /api/frames/invite/{code}: what an invited (signed-in) user may read before joining. */
-export interface InvitePreview {
-  frame: { id: Uuid; name: string; production_name: string; status: FrameStatus; mode: FrameMode }
-  /** The seat the caller already holds in this frame, if any. */
-  my_seat: Uuid | null
-  seats: InviteSeat[]
-}
+export type InvitePreview = Schemas['InvitePreview']
 
-export type LiquidStatus = 'submitted' | 'committed' | 'consumed' | 'withdrawn'
-
+export type LiquidStatus = Schemas['LiquidStatus']
 /**
  * A submitted intention with the soft pass's analysis. `content` and `refined` are absent
  * when the reader may not read them (another player's, under liquid_visibility own/gm).
  */
-export interface Liquid {
-  id: Uuid
-  seat: Uuid
-  author: number | null
-  status: LiquidStatus
-  revision: number
-  submitted_at: string
-  committed_at: string | null
-  /** null until the soft pass (or its heuristics) has answered. */
-  pscale: number | null
-  window_seconds: number | null
-  interruptive: boolean
-  /** Seat ids the action would interrupt. */
-  targets: Uuid[]
-  capable: boolean | null
-  capable_reason: string
-  /** '' while the analysis of this revision is pending; 'model' or 'heuristic' after. */
-  analysis_source: string
-  analysis_note: string
-  content?: string
-  refined?: string
-}
+export type Liquid = Schemas['LiquidBody']
 
 export type ActionResult = 'success' | 'partial' | 'failure' | 'interrupted'
-
-/** A guard's warning on an outcome (GM only): e.g. it repeats a secret. */
-export interface OutcomeFlag {
-  kind: string
-  detail: string
-}
-
 /** The shared bones of what happened; `seq` is the frame's sequence number. */
-export interface Outcome {
-  id: Uuid
-  seq: number
-  /** The seat whose pass produced it. */
-  seat: Uuid
-  actions_resolved: { seat: Uuid; action: string; result: ActionResult | string }[]
-  world_facts: string[]
-  interrupts: { seat: Uuid; reason: string }[]
-  witnesses: Uuid[]
-  created_at: string
-  flags?: OutcomeFlag[]
-}
+export type Outcome = Schemas['OutcomeBody']
+/** A guard's warning on an outcome (GM only): e.g. it repeats a secret. */
+export type OutcomeFlag = NonNullable<Outcome['flags']>[number]
 
-export type NarrativeStatus = 'streaming' | 'done' | 'failed'
-
+export type NarrativeStatus = Schemas['NarrativeStatus']
 /** A character's prose (its player's and the GM's), or a shared frame's one prose (`shared`). */
-export interface Narrative {
-  id: Uuid
-  seat: Uuid
-  text: string
-  /** How many streamed deltas `text` holds: the next delta's index. */
-  token_count: number
-  outcome_ids: Uuid[]
-  liquid_ids: Uuid[]
-  trigger: string
-  pscale: number
-  status: NarrativeStatus
-  created_at: string
-  shared: boolean
-  /** Who played the seat when it was written (null: nobody, or a shared narrative). */
-  user: number | null
-}
+export type Narrative = Schemas['NarrativeBody']
 
-export type WindowStatus = 'open' | 'firing' | 'fired' | 'cancelled' | 'failed'
-
+export type WindowStatus = Schemas['WindowStatus']
 /** A character's timer. While the frame is paused `expires_at` is null and `remaining_seconds` kept. */
-export interface FrameWindow {
-  id: Uuid
-  seat: Uuid
-  status: WindowStatus
-  pscale: number
-  opened_at: string
-  expires_at: string | null
-  remaining_seconds: number | null
-}
+export type FrameWindow = Schemas['WindowBody']
 
 /** GET /api/frames/{id}: the caller's view (the GM's holds everything). */
-export interface FrameView {
-  id: Uuid
-  production: Uuid
-  name: string
-  status: FrameStatus
-  mode: FrameMode
-  tempo: number
-  liquid_visibility: LiquidVisibility
-  seq: number
-  is_gm: boolean
-  my_seats: Uuid[]
-  /** Only the GM reads it. */
-  invite_code: string | null
-  /** The spectator link's code while the GM allows spectators (GM only; older servers omit it). */
-  spectator_code?: string | null
-  seats: Seat[]
-  liquid: Liquid[]
-  outcomes: Outcome[]
-  narratives: Narrative[]
-  windows: FrameWindow[]
-  /** Table talk, oldest first (the newest 200). Older servers leave it out. */
-  talk?: TalkMessage[]
-  /** Which model plays each pass (the GM's view only). */
-  models?: FrameModels
-  /** The guard's flags on AI-written intentions, by liquid id (the GM's view only; null for players). */
-  liquid_flags?: Record<Uuid, OutcomeFlag[]> | null
-  /** The names of the players who played the seats when their narratives were written, by user id. */
-  narrators?: Record<string, string>
-}
-
+export type FrameView = Schemas['FrameView']
 /** A player the GM kicked from a frame: no seat of it until the GM allows them back. */
-export interface FrameBan {
-  user: number
-  player: string
-  banned_at: string
-}
+export type FrameBan = Schemas['FrameBanBody']
+/** GET /api/frames/{id}/budget (GM): this minute's model use against the frame's limits. */
+export type FrameBudget = Schemas['FrameBudget']
 
 /** Why a pass plays on its model: the GM chose it for the frame, the character's assistant's, the cast's most common, the GM's default. */
-export type ModelSource = 'frame' | 'assistant' | 'cast' | 'default'
-
-export interface PlayedModel {
-  id: Uuid
-  name: string
-  source: ModelSource
-}
-
-export interface FrameModels {
-  /** The GM's choices (null: the default rule). */
-  soft_model: Uuid | null
-  medium_model: Uuid | null
-  /** The model each pass uses now (null: none at all). */
-  soft: PlayedModel | null
-  /** Seat id → the model of that seat's medium pass. */
-  medium: Record<Uuid, PlayedModel | null>
-}
-
-/** PATCH /api/frames/{id} (GM): any of these; a model null goes back to the default rule. */
-export interface FrameUpdateInput {
-  name?: string
-  tempo?: number
-  liquid_visibility?: LiquidVisibility
-  soft_model?: Uuid | null
-  medium_model?: Uuid | null
-}
+export type ModelSource = Schemas['SourceEnum']
+export type PlayedModel = Schemas['PlayedModel']
+export type FrameModels = Schemas['FrameModels']
 
 /** An out-of-character message at the table: everyone in the frame reads it, no pass does. */
-export interface TalkMessage {
-  id: Uuid
-  /** The speaker's seat; null for the GM. */
-  seat: Uuid | null
-  author: string | null
-  gm: boolean
-  text: string
-  created_at: string
-}
+export type TalkMessage = Schemas['TalkBody']
 
-export interface FrameCreateInput {
-  name: string
-  mode?: FrameMode
-  tempo?: number
-  liquid_visibility?: LiquidVisibility
-  /** Persona ids of the cast that wait for players; the others are played by their assistant. */
-  open_seats?: Uuid[]
-  soft_model?: Uuid | null
-  medium_model?: Uuid | null
-}
+/** PATCH /api/frames/{id} (GM): any of these; a model null goes back to the default rule. */
+export type FrameUpdateInput = Schemas['PatchedFrameUpdateRequest']
+export type FrameCreateInput = Schemas['FrameCreateRequest']
+export type SeatUpdateInput = Schemas['PatchedSeatUpdateRequest']
 
-export interface SeatUpdateInput {
-  controller: 'open' | 'ai'
-  assistant?: Uuid | null
-}
-
-export type PassKind = 'soft' | 'medium'
-export type PassStatus = 'pending' | 'running' | 'done' | 'failed'
-
-export interface LLMCallInfo {
-  purpose: string
-  kind: string
-  model_id: string
-  prompt_tokens: number | null
-  completion_tokens: number | null
-  latency_ms: number | null
-  error: string
-  finished_at: string | null
-}
-
+export type PassKind = Schemas['PassKind']
+export type PassStatus = Schemas['PassStatus']
+/** GET /api/frames/{id}/passes (GM): a pass with the exact messages sent, its tries and its LLM calls. */
+export type PassInfo = Schemas['PassInfo']
+export type LLMCallInfo = Schemas['LLMCallInfo']
 /** What one step of a pass (`bones`, `flesh`, ...) was compiled to send, before sending. */
-export interface PassStepMessages {
-  step: string
-  /** The pass's run (absent on a soft pass, which runs once). */
-  attempt?: number
-  messages: DirectiveMessage[]
-}
-
+export type PassStepMessages = PassInfo['messages'][number]
 /**
  * One model call of a structured step: exactly what the provider was sent (with any schema
  * instruction its adapter added), its raw answer, and why it was refused ('' when accepted).
  */
-export interface PassTry {
-  step: string
-  attempt: number
-  mode?: string
-  messages: DirectiveMessage[]
-  raw: string
-  error: string
-}
-
-/** GET /api/frames/{id}/passes (GM): a pass with the exact messages sent, its tries and its LLM calls. */
-export interface PassInfo {
-  id: Uuid
-  seat: Uuid
-  kind: PassKind
-  trigger: string
-  status: PassStatus
-  liquid: Uuid | null
-  window: Uuid | null
-  interrupt: { outcome: Uuid; reason: string } | null
-  messages: PassStepMessages[]
-  tries: PassTry[]
-  error: string
-  attempts: number
-  created_at: string
-  calls: LLMCallInfo[]
-}
+export type PassTry = PassInfo['tries'][number]

@@ -62,7 +62,7 @@ export function fromSnapshot(view: FrameView): FrameState {
     windows: byId(windows.filter((w) => LIVE_WINDOWS.includes(w.status))),
     failedPasses: {},
     interrupted: {},
-    talk: [...(talk ?? [])],
+    talk: [...talk],
   }
 }
 
@@ -76,8 +76,12 @@ export function fromSpectatorView(view: SpectatorView): FrameState {
     is_gm: false,
     my_seats: [],
     invite_code: null,
+    spectator_code: null,
+    liquid_flags: null,
     liquid: [],
     narratives: [],
+    narrators: {},
+    talk: [],
   })
 }
 

@@ -203,6 +203,8 @@ export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
     is_gm: false,
     my_seats: [SEATS.alice],
     invite_code: null,
+    spectator_code: null,
+    liquid_flags: null,
     seats: [
       makeSeat({ id: SEATS.alice, name: 'Alice', user: 2 }),
       makeSeat({ id: SEATS.bob, name: 'Bob', user: 3 }),
@@ -211,7 +213,9 @@ export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
     liquid: [],
     outcomes: [],
     narratives: [],
+    narrators: {},
     windows: [],
+    talk: [],
     ...over,
   }
 }

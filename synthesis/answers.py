@@ -1,0 +1,253 @@
+"""The frames REST answers' shapes (lmix/answers.py): what synthesis/apis.py and its
+neighbours send, built from the same bodies the socket events carry (event_types.py), so a
+seat, a liquid or an outcome reads the same over REST and over a socket."""
+
+from typing import Any, Literal
+
+from pydantic import Field, RootModel
+
+from lmix.realtime.wire import Body, Stamp, Uuid, optional
+
+from .event_types import (
+    FLAGS,
+    Flags,
+    LiquidBody,
+    NarrativeBody,
+    OutcomeBody,
+    SeatBody,
+    TalkBody,
+    WindowBody,
+    object_of_strings,
+    stored,
+)
+
+FrameStatus = Literal["open", "paused", "closed"]
+FrameMode = Literal["per_character", "shared"]
+Controller = Literal["open", "human", "ai"]
+
+
+class FrameSummary(Body):
+    """A frame the caller runs or sits in."""
+
+    id: Uuid
+    name: str
+    production: Uuid
+    production_name: str
+    status: FrameStatus
+    mode: FrameMode
+    is_gm: bool
+    created_at: Stamp
+
+
+class FrameList(RootModel[list[FrameSummary]]):
+    """The frames the caller runs or sits in."""
+
+
+class PlayedModel(Body):
+    """A model a pass plays on, and why (`source`): the GM chose it for the frame, the
+    character's assistant's, the cast's most common, the GM's default."""
+
+    id: Uuid
+    name: str
+    source: Literal["frame", "assistant", "cast", "default"]
+
+
+class FrameModels(Body):
+    """The GM's model choices (null: the default rule) and the model each pass uses now."""
+
+    soft_model: Uuid | None
+    medium_model: Uuid | None
+    soft: PlayedModel | None
+    medium: dict[Uuid, PlayedModel | None] = Field(description="Seat id → its medium pass's model.")
+
+
+class FrameBudget(Body):
+    """The frame's model use this minute against its limits (0: no limit)."""
+
+    calls: int
+    calls_limit: int
+    tokens: int
+    tokens_limit: int
+    ai_paused: bool = Field(description="AI seats and interrupt-woken passes wait.")
+    players_paused: bool = Field(description="Players' windows wait too: the budget is spent.")
+    waiting_windows: int = Field(description="Windows past their time, waiting for the budget.")
+    rolls_in: int = Field(description="Seconds until this minute's count rolls on.")
+
+
+class FrameView(Body):
+    """The caller's view of a frame (the GM's holds everything). `seq` is read first: an
+    event numbered after it may also be in the view, none before it can be missing."""
+
+    id: Uuid
+    production: Uuid
+    name: str
+    status: FrameStatus
+    mode: FrameMode
+    tempo: int | float
+    liquid_visibility: Literal["all", "own", "gm"]
+    seq: int
+    is_gm: bool
+    my_seats: list[Uuid]
+    invite_code: str | None = Field(description="The GM's alone.")
+    spectator_code: str | None = Field(description="While the GM allows spectators; the GM's.")
+    liquid_flags: dict[Uuid, Flags] | None = Field(
+        description="The guard's flags on AI-written intentions, by liquid id; the GM's.",
+        json_schema_extra={
+            "anyOf": [{"type": "object", "additionalProperties": FLAGS}, {"type": "null"}]
+        },
+    )
+    seats: list[SeatBody]
+    liquid: list[LiquidBody]
+    outcomes: list[OutcomeBody]
+    narratives: list[NarrativeBody]
+    narrators: dict[str, str] = Field(
+        description="By user id: the players who played the seats when narratives were written."
+    )
+    windows: list[WindowBody]
+    talk: list[TalkBody] = Field(description="Table talk, oldest first (the newest 200).")
+    models: FrameModels = optional()  # the GM's view only
+    budget: FrameBudget = optional()  # the GM's view only
+
+
+class SpectatorView(Body):
+    """What a spectator sees: never liquid, a narrative or table talk."""
+
+    id: Uuid
+    name: str
+    production_name: str
+    status: FrameStatus
+    mode: FrameMode
+    tempo: int | float
+    seq: int
+    seats: list[SeatBody]
+    outcomes: list[OutcomeBody]
+    windows: list[WindowBody]
+
+
+class InviteFrame(Body):
+    id: Uuid
+    name: str
+    production_name: str
+    status: FrameStatus
+    mode: FrameMode
+
+
+class InviteSeat(Body):
+    """A seat as an invite shows it: the character's public face and universal truth."""
+
+    id: Uuid
+    persona: Uuid
+    name: str
+    avatar_url: str
+    universal_truth: str
+    controller: Controller
+    player: str | None
+
+
+class InvitePreview(Body):
+    """What an invite offers a signed-in user before they take a seat."""
+
+    frame: InviteFrame
+    my_seat: Uuid | None = Field(description="The seat the caller already holds, if any.")
+    seats: list[InviteSeat]
+
+
+class InviteCode(Body):
+    invite_code: str
+
+
+class SpectatorCode(Body):
+    spectator_code: str | None = Field(description="null: spectators are not allowed.")
+
+
+class ActingSeats(Body):
+    acting_seats: list[Uuid] = Field(description="The AI-played seats that act now.")
+
+
+class PassAccepted(Body):
+    id: Uuid
+    status: Literal["pending", "running", "done", "failed"]
+
+
+class WindowAnswer(Body):
+    window: WindowBody
+
+
+class FrameBanBody(Body):
+    """A player the GM kicked: no seat of the frame until the GM allows them back."""
+
+    user: int
+    player: str
+    banned_at: Stamp
+
+
+class FrameBans(RootModel[list[FrameBanBody]]):
+    """The frame's kicked players, oldest first."""
+
+
+class LLMCallInfo(Body):
+    purpose: str
+    kind: str
+    model_id: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: int | None
+    error: str
+    finished_at: Stamp | None
+
+
+MESSAGES = {"type": "array", "items": object_of_strings("role", "content")}
+
+
+class PassInfo(Body):
+    """A pass for its GM: what woke it, the exact messages each step sent (`messages`),
+    each structured call's tries (what the provider was sent, its raw answer, why it was
+    refused), how it ended, and its LLM calls."""
+
+    id: Uuid
+    seat: Uuid
+    kind: Literal["soft", "medium"]
+    trigger: str
+    status: Literal["pending", "running", "done", "failed"]
+    liquid: Uuid | None
+    window: Uuid | None
+    interrupt: dict[str, Any] | None = stored(
+        {"anyOf": [object_of_strings("outcome", "reason"), {"type": "null"}]}
+    )
+    messages: list[dict[str, Any]] = stored(
+        {
+            "items": {
+                "type": "object",
+                "properties": {
+                    "step": {"type": "string"},
+                    "attempt": {"type": "integer"},
+                    "messages": MESSAGES,
+                },
+                "required": ["step", "messages"],
+            }
+        }
+    )
+    tries: list[dict[str, Any]] = stored(
+        {
+            "items": {
+                "type": "object",
+                "properties": {
+                    "step": {"type": "string"},
+                    "attempt": {"type": "integer"},
+                    "mode": {"type": "string"},
+                    "messages": MESSAGES,
+                    "raw": {"type": "string"},
+                    "error": {"type": "string"},
+                },
+                "required": ["step", "attempt", "messages", "raw", "error"],
+            }
+        }
+    )
+    error: str
+    attempts: int
+    created_at: Stamp
+    calls: list[LLMCallInfo]
+
+
+class PassList(RootModel[list[PassInfo]]):
+    """Every pass of the frame, oldest first."""
