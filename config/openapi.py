@@ -7,6 +7,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 from drf_spectacular import openapi
 from drf_spectacular.plumbing import list_hash
+from rest_framework import serializers
 
 
 def pydantic_enum_ids(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -28,12 +29,17 @@ def pydantic_enum_ids(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
 
 
 class AutoSchema(openapi.AutoSchema):
-    """A serializer's answer holds every field it reads, so each is required in a response
-    (spectacular marks only required input and read-only fields): the generated types then
-    say `name: string`, not `name?: string`."""
+    """A model serializer's answer holds every field it reads, so each is required in a
+    response (spectacular marks only required input and read-only fields) but those its
+    `Meta.answer_may_omit` names: the generated types say `name: string`, not `name?`."""
 
     def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
         schema = super()._map_basic_serializer(serializer, direction)
-        if direction == "response" and schema.get("properties"):
-            schema["required"] = sorted(schema["properties"])
+        if (
+            direction == "response"
+            and isinstance(serializer, serializers.ModelSerializer)
+            and schema.get("properties")
+        ):
+            may_omit = getattr(serializer.Meta, "answer_may_omit", ())
+            schema["required"] = sorted(set(schema["properties"]) - set(may_omit))
         return schema

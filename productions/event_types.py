@@ -25,9 +25,9 @@ class TurnBody(Body):
     status: Literal["pending", "streaming", "done", "failed", "stopped"]
     error: str
     model_id: str
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    latency_ms: int | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: int
     created_at: Stamp
     edited_at: Stamp | None
 

@@ -1,5 +1,6 @@
 """Input validation and output shapes of the productions API."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from authoring.models import Assistant, Scenario, World
@@ -31,8 +32,24 @@ class CastSerializer(serializers.ModelSerializer):
         ]
 
 
+DIRECTIVE = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"role": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["role", "content"],
+    },
+}
+
+
+@extend_schema_field(DIRECTIVE)
+class DirectiveField(serializers.JSONField):
+    """Exactly the messages a turn's model was sent."""
+
+
 class TurnSerializer(serializers.ModelSerializer):
     avatar_url = serializers.SerializerMethodField()
+    directive = DirectiveField(read_only=True)  # while the production shows directives
 
     class Meta:
         model = Turn
@@ -58,6 +75,7 @@ class TurnSerializer(serializers.ModelSerializer):
             "directive",
         ]
         read_only_fields = fields
+        answer_may_omit = ("directive",)  # config/openapi.py
 
     def get_avatar_url(self, turn: Turn) -> str:
         assistant = turn.assistant
@@ -122,9 +140,11 @@ class ProductionDetailSerializer(ProductionSerializer):
             "event_seq",
         ]
 
+    @extend_schema_field(CastSerializer(many=True))
     def get_cast(self, production: Production) -> list[dict]:
         return CastSerializer(self.context["cast"], many=True).data
 
+    @extend_schema_field(TurnSerializer(many=True))
     def get_turns(self, production: Production) -> list[dict]:
         context = {"show_directive": production.show_directive}
         return TurnSerializer(self.context["turns"], many=True, context=context).data

@@ -43,9 +43,9 @@ export interface TurnBody {
   status: 'pending' | 'streaming' | 'done' | 'failed' | 'stopped'
   error: string
   model_id: string
-  prompt_tokens: number | null
-  completion_tokens: number | null
-  latency_ms: number | null
+  prompt_tokens: number
+  completion_tokens: number
+  latency_ms: number
   created_at: string
   edited_at: string | null
 }

@@ -1114,15 +1114,15 @@ export type components = {
         };
         Affiliation: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             name: string;
             universal_truth: string;
             internal_truth: string;
             external_truth: string;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
+            updated_at: string;
         };
         AffiliationRequest: {
             name: string;
@@ -1132,7 +1132,7 @@ export type components = {
         };
         Assistant: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             /** Format: uuid */
             persona: string;
             /** Format: uuid */
@@ -1141,14 +1141,14 @@ export type components = {
             config_override: unknown;
             /** @description Its system prompt with {{char}}, {{user}}, {{world}}, {{scenario}}, {{knowledge}} and {{lore}}; empty: the default. The knowledge and lore are always included, once. */
             system_prompt_template: string;
-            readonly display_name: string;
-            readonly persona_name: string;
-            readonly avatar_url: string;
-            readonly model_name: string;
+            display_name: string;
+            persona_name: string;
+            avatar_url: string;
+            model_name: string;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
+            updated_at: string;
         };
         AssistantRequest: {
             /** Format: uuid */
@@ -1174,6 +1174,18 @@ export type components = {
              * @description A PNG, JPEG, WebP or GIF image of at most 2 MiB (multipart/form-data).
              */
             avatar: string;
+        };
+        Cast: {
+            /** Format: uuid */
+            id: string;
+            display_name: string;
+            /** Format: uuid */
+            persona: string;
+            persona_name: string;
+            avatar_url: string;
+            model_name: string;
+            model_id: string;
+            provider: string;
         };
         Csrf: {
             csrfToken: string;
@@ -1398,23 +1410,23 @@ export type components = {
         };
         LLMModel: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             name: string;
             provider: components["schemas"]["Provider"];
             api_endpoint: string;
             /** @description A key is stored (readable or not). */
-            readonly has_api_key: boolean;
+            has_api_key: boolean;
             /** @description The stored key no longer decrypts (the server's encryption key changed): calls fail until the key is entered again. */
-            readonly key_unreadable: boolean;
+            key_unreadable: boolean;
             model_id: string;
             config: unknown;
             /** @description A local server that did not report the model's context size, and none is set: enter it as config.context_size (prompts otherwise assume 8,192 tokens). */
-            readonly context_size_unknown: boolean;
+            context_size_unknown: boolean;
             is_default: boolean;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
+            updated_at: string;
         };
         LLMModelRequest: {
             name?: string;
@@ -1472,9 +1484,9 @@ export type components = {
         };
         LoreEntry: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             /** Format: uuid */
-            readonly world: string;
+            world: string;
             /** @description Words or phrases; the entry is called up when one is mentioned (whole word, any case). */
             keys: string[];
             content: string;
@@ -1492,9 +1504,9 @@ export type components = {
             persona: string | null;
             priority: number;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
+            updated_at: string;
         };
         LoreEntryRequest: {
             /** @description Words or phrases; the entry is called up when one is mentioned (whole word, any case). */
@@ -1532,12 +1544,12 @@ export type components = {
         ModelTestResult: {
             ok: boolean;
             latency_ms: number;
-            models: string[];
-            error: string;
+            models?: string[];
+            error?: string;
             /** @description The model's context size as its server reports it (or a hosted model's known one); null when unknown. */
             context_size: number | null;
             /** @description Present when a local server was reached but did not report its context size: the form asks for it. */
-            context_size_hint: string;
+            context_size_hint?: string;
         };
         /** NarrativeBody */
         NarrativeBody: {
@@ -1752,7 +1764,7 @@ export type components = {
         };
         Persona: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             name: string;
             /** @description The name other characters know it by; empty: its name. Its real name only it and fellow members of its covert groups see. */
             known_as: string;
@@ -1772,9 +1784,9 @@ export type components = {
             /** @description Among `affiliations`: memberships only fellow members of the group see. Omitted keeps the flags of the memberships that stay. */
             covert_affiliations: string[];
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
+            updated_at: string;
         };
         PersonaRequest: {
             name: string;
@@ -1812,53 +1824,49 @@ export type components = {
         };
         Production: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             name: string;
             /** Format: uuid */
             world: string;
             /** Format: uuid */
             scenario: string;
-            readonly world_name: string;
-            readonly scenario_name: string;
+            world_name: string;
+            scenario_name: string;
             assistants: string[];
             show_directive: boolean;
             auto_reply: boolean;
             /** @default 0 */
-            readonly turn_count: number;
+            turn_count: number;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
+            updated_at: string;
         };
         ProductionDetail: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             name: string;
             /** Format: uuid */
             world: string;
             /** Format: uuid */
             scenario: string;
-            readonly world_name: string;
-            readonly scenario_name: string;
+            world_name: string;
+            scenario_name: string;
             assistants: string[];
             show_directive: boolean;
             auto_reply: boolean;
             /** @default 0 */
-            readonly turn_count: number;
+            turn_count: number;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
-            readonly cast: {
-                [key: string]: unknown;
-            }[];
-            readonly turns: {
-                [key: string]: unknown;
-            }[];
+            updated_at: string;
+            cast: components["schemas"]["Cast"][];
+            turns: components["schemas"]["Turn"][];
             /** Format: uuid */
-            readonly head: string | null;
-            readonly autoplay_remaining: number;
-            readonly event_seq: number;
+            head: string | null;
+            autoplay_remaining: number;
+            event_seq: number;
         };
         ProductionRequest: {
             name: string;
@@ -1892,13 +1900,13 @@ export type components = {
         };
         Scenario: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             name: string;
             description: string;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
+            updated_at: string;
         };
         ScenarioRequest: {
             name: string;
@@ -1976,29 +1984,32 @@ export type components = {
         };
         Turn: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             /** Format: uuid */
-            readonly parent: string | null;
-            readonly depth: number;
-            readonly speaker_kind: components["schemas"]["SpeakerKind"];
+            parent: string | null;
+            depth: number;
+            speaker_kind: components["schemas"]["SpeakerKind"];
             /** Format: uuid */
-            readonly assistant: string | null;
-            readonly speaker_name: string;
-            readonly avatar_url: string;
-            readonly content: string;
-            readonly token_count: number;
-            readonly attempts: number;
-            readonly status: components["schemas"]["TurnStatus"];
-            readonly error: string;
-            readonly model_id: string;
-            readonly prompt_tokens: number;
-            readonly completion_tokens: number;
-            readonly latency_ms: number;
+            assistant: string | null;
+            speaker_name: string;
+            avatar_url: string;
+            content: string;
+            token_count: number;
+            attempts: number;
+            status: components["schemas"]["TurnStatus"];
+            error: string;
+            model_id: string;
+            prompt_tokens: number;
+            completion_tokens: number;
+            latency_ms: number;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly edited_at: string | null;
-            readonly directive: unknown;
+            edited_at: string | null;
+            directive?: {
+                role: string;
+                content: string;
+            }[];
         };
         TurnRequestRequest: {
             /** Format: uuid */
@@ -2023,10 +2034,10 @@ export type components = {
          */
         TurnStatus: "pending" | "streaming" | "done" | "failed" | "stopped";
         User: {
-            readonly id: number;
-            readonly username: string;
+            id: number;
+            username: string;
             /** Format: email */
-            readonly email: string;
+            email: string;
         };
         /** WindowAnswer */
         WindowAnswer: {
@@ -2050,7 +2061,7 @@ export type components = {
         WindowStatus: "open" | "firing" | "fired" | "cancelled" | "failed";
         World: {
             /** Format: uuid */
-            readonly id: string;
+            id: string;
             name: string;
             description: string;
             /** @description How many recent turns are searched for lore keys (0: the lorebook is off). */
@@ -2058,9 +2069,9 @@ export type components = {
             /** @description The most tokens of triggered lore entries one prompt may hold. */
             lore_budget: number;
             /** Format: date-time */
-            readonly created_at: string;
+            created_at: string;
             /** Format: date-time */
-            readonly updated_at: string;
+            updated_at: string;
         };
         WorldRequest: {
             name: string;

@@ -1,14 +1,17 @@
-/** Types of the LMiX REST API payloads, as the backend contract defines them. */
+/**
+ * Types of the LMiX REST API payloads, named for the app: aliases of the types `make types`
+ * generates from the OpenAPI schema (./schema.ts) and the socket events (./events.ts), and
+ * the few the schema cannot say (a model's `config`, a JSON object it only validates).
+ */
+import type { components } from './schema'
+
+type Schemas = components['schemas']
 
 export type Uuid = string
 
-export interface User {
-  id: number | string
-  username: string
-  email: string
-}
+export type User = Schemas['User']
 
-export type Provider = 'openai' | 'openai_compatible' | 'ollama' | 'anthropic' | 'offline'
+export type Provider = Schemas['Provider']
 
 export type StructuredMode = 'json_schema' | 'grammar' | 'json_object' | 'prompt' | 'tool'
 
@@ -32,138 +35,38 @@ export interface ModelConfig {
 }
 
 /** A named starting point for the sampling parameters. */
-export interface SamplerPreset {
-  name: string
-  params: Pick<ModelConfig, 'temperature' | 'top_p' | 'frequency_penalty' | 'presence_penalty'>
-}
-
-export interface PromptPlaceholder {
-  name: string
-  description: string
-}
-
+export type SamplerPreset = Schemas['SamplerPreset']
+export type PromptPlaceholder = Schemas['Placeholder']
 /** GET /api/prompt-controls: what the assistant and model forms offer. */
-export interface PromptControls {
-  presets: SamplerPreset[]
-  default_template: string
-  placeholders: PromptPlaceholder[]
-}
+export type PromptControls = Schemas['PromptControls']
 
-export interface Model {
-  id: Uuid
-  name: string
-  provider: Provider
-  api_endpoint: string
-  has_api_key: boolean
-  /** A key is stored but no longer decrypts (server key changed): enter it again. */
-  key_unreadable?: boolean
-  model_id: string
-  config: ModelConfig
-  /** A local server that did not report its context size, and none is set: the form asks. */
-  context_size_unknown?: boolean
-  is_default: boolean
-  created_at: string
-  updated_at: string
-}
+/** A model; its `config` is the JSON object the server validates (lmix/llm/params.py). */
+export type Model = Omit<Schemas['LLMModel'], 'config'> & { config: ModelConfig }
 
-export interface ModelInput {
-  name?: string
-  provider?: Provider
-  api_endpoint: string
-  /** Write-only. Omitted or '' keeps the stored key on update; null clears it. */
-  api_key?: string | null
-  model_id: string
-  config?: ModelConfig
-  is_default?: boolean
-}
+/** `api_key` is write-only: omitted or '' keeps the stored key on update; null clears it. */
+export type ModelInput = Omit<Schemas['LLMModelRequest'], 'config'> & { config?: ModelConfig }
 
-export interface ModelTestInput {
-  id?: Uuid
-  api_endpoint?: string
-  api_key?: string
-  model_id?: string
-  provider?: Provider
-}
+export type ModelTestInput = Schemas['ModelTestRequest']
+export type ModelTestResult = Schemas['ModelTestResult']
 
-export interface ModelTestResult {
-  ok: boolean
-  latency_ms: number
-  models?: string[]
-  error?: string
-  /** The context size the server reports; null when unknown. */
-  context_size?: number | null
-  /** A local server reached that did not report its context size: what to do. */
-  context_size_hint?: string
-}
-
-interface Stamped {
-  id: Uuid
-  created_at: string
-  updated_at: string
-}
-
-export interface World extends Stamped {
-  name: string
-  description: string
-  /** How many recent turns are searched for lore keys (0: the lorebook is off). */
-  lore_scan_depth: number
-  /** The most tokens of triggered lore one prompt may hold. */
-  lore_budget: number
-}
+export type World = Schemas['World']
 export type WorldInput = Pick<World, 'name' | 'description'> & Partial<Pick<World, 'lore_scan_depth' | 'lore_budget'>>
 
 /** Who may know a lore entry: everyone, the members of one affiliation, or one persona. */
-export type LoreLayer = 'universal' | 'affiliation' | 'persona'
-
-export interface LoreEntry extends Stamped {
-  world: Uuid
-  keys: string[]
-  content: string
-  enabled: boolean
-  layer: LoreLayer
-  affiliation: Uuid | null
-  persona: Uuid | null
-  priority: number
-}
+export type LoreLayer = Schemas['LoreLayer']
+export type LoreEntry = Schemas['LoreEntry']
 export type LoreEntryInput = Pick<LoreEntry, 'keys' | 'content' | 'enabled' | 'layer' | 'affiliation' | 'persona' | 'priority'>
 
-export interface Scenario extends Stamped {
-  name: string
-  description: string
-}
+export type Scenario = Schemas['Scenario']
 export type ScenarioInput = Pick<Scenario, 'name' | 'description'>
 
-export interface Affiliation extends Stamped {
-  name: string
-  universal_truth: string
-  internal_truth: string
-  external_truth: string
-}
+export type Affiliation = Schemas['Affiliation']
 export type AffiliationInput = Pick<
   Affiliation,
   'name' | 'universal_truth' | 'internal_truth' | 'external_truth'
 >
 
-export interface Persona extends Stamped {
-  name: string
-  /** The name other characters know it by ('' = its name); the real one only it and fellow covert members see. */
-  known_as: string
-  /** An http(s) image URL, or `/media/avatars/…` after an upload. */
-  avatar_url: string
-  style: string
-  /** Its first message: the opening turn of a production it starts. */
-  greeting: string
-  /** Sample lines in its voice; only its own prompt reads them. */
-  example_dialogue: string
-  /** Short labels for finding it (the server drops blanks and repeats). */
-  tags: string[]
-  universal_truth: string
-  internal_truth: string
-  external_truth: string
-  affiliations: Uuid[]
-  /** Among `affiliations`: memberships only fellow members of the group see. */
-  covert_affiliations: Uuid[]
-}
+export type Persona = Schemas['Persona']
 export type PersonaInput = Pick<
   Persona,
   | 'name'
@@ -180,97 +83,23 @@ export type PersonaInput = Pick<
   | 'covert_affiliations'
 >
 
-export interface Assistant extends Stamped {
-  persona: Uuid
-  model: Uuid
-  name: string
-  config_override: ModelConfig
-  /** Its system prompt with placeholders; '' uses the default. */
-  system_prompt_template: string
-  display_name: string
-  persona_name: string
-  avatar_url: string
-  model_name: string
-}
+export type Assistant = Omit<Schemas['Assistant'], 'config_override'> & { config_override: ModelConfig }
 export type AssistantInput = Pick<Assistant, 'persona' | 'model' | 'name' | 'config_override'> &
   Partial<Pick<Assistant, 'system_prompt_template'>>
 
-export interface ProductionSummary extends Stamped {
-  name: string
-  world: Uuid
-  scenario: Uuid
-  world_name: string
-  scenario_name: string
-  assistants: Uuid[]
-  show_directive: boolean
-  /** After a director's note or a line written as a character, the next speaker answers. */
-  auto_reply: boolean
-  turn_count: number
-}
+export type ProductionSummary = Schemas['Production']
 export type ProductionInput = Pick<
   ProductionSummary,
   'name' | 'world' | 'scenario' | 'assistants' | 'show_directive'
 >
 
-export interface CastMember {
-  id: Uuid
-  display_name: string
-  persona: Uuid
-  persona_name: string
-  avatar_url: string
-  model_name: string
-  model_id: string
-  provider: Provider
-}
+export type CastMember = Schemas['Cast']
+export type TurnStatus = Schemas['TurnStatus']
+export type Turn = Schemas['Turn']
+export type DirectiveMessage = NonNullable<Turn['directive']>[number]
+export type ProductionDetail = Schemas['ProductionDetail']
 
-export type TurnStatus = 'pending' | 'streaming' | 'done' | 'failed' | 'stopped'
-
-export interface DirectiveMessage {
-  role: string
-  content: string
-}
-
-export interface Turn {
-  id: Uuid
-  parent: Uuid | null
-  depth: number
-  /** Generated by an assistant, a director's note, or written by the user as a cast member. */
-  speaker_kind: 'assistant' | 'director' | 'persona'
-  assistant: Uuid | null
-  speaker_name: string
-  avatar_url: string
-  content: string
-  /** How many streamed deltas `content` already holds (tokens below it are duplicates). */
-  token_count: number
-  /** Generation runs started (a run is restarted when its worker died). */
-  attempts: number
-  status: TurnStatus
-  error: string
-  model_id: string
-  prompt_tokens: number | null
-  completion_tokens: number | null
-  latency_ms: number | null
-  created_at: string
-  /** Its text was changed by hand. */
-  edited_at: string | null
-  directive?: DirectiveMessage[]
-}
-
-export interface ProductionDetail extends ProductionSummary {
-  cast: CastMember[]
-  turns: Turn[]
-  head: Uuid | null
-  autoplay_remaining: number
-  event_seq: number
-}
-
-export interface TurnCreateInput {
-  assistant?: Uuid
-  /** Speak as this cast member's persona: `content` is written in its voice. */
-  persona?: Uuid
-  parent?: Uuid | null
-  content?: string
-}
+export type TurnCreateInput = Schemas['TurnRequestRequest']
 
 // Events the production and frame sockets send (their control frames `ready`, `pong` and
 // `error` are useLiveSocket's): generated from the server's models by `make types`.
@@ -278,12 +107,9 @@ export type { AutoplayStop, FrameMessage, PassSummary, ServerMessage } from './e
 export type DraftMessage = Extract<ServerMessage, { type: `draft.${string}` }>
 export type WindowCancelCause = NonNullable<WindowCancelled['cause']>
 import type { ServerMessage, WindowCancelled } from './events'
-import type { components } from './schema'
 
 // ---------- Frames (live scenes): generated from synthesis/answers.py and the frames
 // serializers (src/api/schema.ts, `make types`); the names the app uses. ----------
-type Schemas = components['schemas']
-
 export type FrameStatus = Schemas['FrameStatus']
 /** per_character: each character its own window and narrative; shared: one prose for all. */
 export type FrameMode = Schemas['FrameMode']

@@ -104,7 +104,7 @@ describe('ModelForm', () => {
 
   it('clears a stale error banner once the connection test succeeds', async () => {
     vi.mocked(modelsApi.create).mockRejectedValue(new ApiError(400, 'The provider could not be reached.'))
-    vi.mocked(testModel).mockResolvedValue({ ok: true, latency_ms: 12 })
+    vi.mocked(testModel).mockResolvedValue({ ok: true, latency_ms: 12, context_size: null })
     const w = mountForm()
     await w.find(q('field-api_endpoint')).setValue('http://localhost:11434')
     await w.find(q('field-model_id')).setValue('llama3')

@@ -116,7 +116,7 @@ describe('ModelWizard', () => {
 
   it('says plainly when the browser cannot reach the provider and offers the server test', async () => {
     const fetchImpl = vi.fn(() => Promise.reject(new TypeError('Failed to fetch')))
-    vi.mocked(testModel).mockResolvedValue({ ok: true, latency_ms: 12, models: ['llama3:8b', 'qwen2.5:7b'] })
+    vi.mocked(testModel).mockResolvedValue({ ok: true, latency_ms: 12, context_size: null, models: ['llama3:8b', 'qwen2.5:7b'] })
     const w = mountWizard(fetchImpl as unknown as typeof fetch)
 
     await w.find(q('wizard-preset-ollama')).trigger('click')
@@ -140,7 +140,7 @@ describe('ModelWizard', () => {
 
   it('shows the server test failure and allows typing a model id by hand', async () => {
     const fetchImpl = vi.fn(() => Promise.resolve(new Response('{}', { status: 401 })))
-    vi.mocked(testModel).mockResolvedValue({ ok: false, latency_ms: 5, error: 'Invalid API key' })
+    vi.mocked(testModel).mockResolvedValue({ ok: false, latency_ms: 5, context_size: null, error: 'Invalid API key' })
     const w = mountWizard(fetchImpl as unknown as typeof fetch)
     await w.find(q('wizard-preset-custom')).trigger('click')
     await w.find(q('wizard-endpoint')).setValue('https://llm.example/v1')
