@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from authoring.models import Assistant, Scenario, World
+from lmix.realtime.wire import object_of_strings
 from lmix.serializers import OwnedRelatedField
 
 from .models import TURN_TEXT_MAX, Production, Turn
@@ -32,14 +33,7 @@ class CastSerializer(serializers.ModelSerializer):
         ]
 
 
-DIRECTIVE = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {"role": {"type": "string"}, "content": {"type": "string"}},
-        "required": ["role", "content"],
-    },
-}
+DIRECTIVE = {"type": "array", "items": object_of_strings("role", "content")}
 
 
 @extend_schema_field(DIRECTIVE)

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, RootModel
 
-from lmix.realtime.wire import Body, Stamp, Uuid, optional
+from lmix.realtime.wire import Body, Stamp, Uuid, json_object, object_of_strings, optional
 
 from .event_types import (
     FLAGS,
@@ -17,7 +17,6 @@ from .event_types import (
     SeatBody,
     TalkBody,
     WindowBody,
-    object_of_strings,
     stored,
 )
 
@@ -197,6 +196,8 @@ class LLMCallInfo(Body):
 
 
 MESSAGES = {"type": "array", "items": object_of_strings("role", "content")}
+STRING = {"type": "string"}
+INTEGER = {"type": "integer"}
 
 
 class PassInfo(Body):
@@ -216,31 +217,22 @@ class PassInfo(Body):
     )
     messages: list[dict[str, Any]] = stored(
         {
-            "items": {
-                "type": "object",
-                "properties": {
-                    "step": {"type": "string"},
-                    "attempt": {"type": "integer"},
-                    "messages": MESSAGES,
-                },
-                "required": ["step", "messages"],
-            }
+            "items": json_object(
+                ["step", "messages"], step=STRING, attempt=INTEGER, messages=MESSAGES
+            )
         }
     )
     tries: list[dict[str, Any]] = stored(
         {
-            "items": {
-                "type": "object",
-                "properties": {
-                    "step": {"type": "string"},
-                    "attempt": {"type": "integer"},
-                    "mode": {"type": "string"},
-                    "messages": MESSAGES,
-                    "raw": {"type": "string"},
-                    "error": {"type": "string"},
-                },
-                "required": ["step", "attempt", "messages", "raw", "error"],
-            }
+            "items": json_object(
+                ["step", "attempt", "messages", "raw", "error"],
+                step=STRING,
+                attempt=INTEGER,
+                mode=STRING,
+                messages=MESSAGES,
+                raw=STRING,
+                error=STRING,
+            )
         }
     )
     error: str

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from lmix.realtime.wire import Body, Event, Stamp, Uuid, optional
+from lmix.realtime.wire import Body, Event, Stamp, Uuid, object_of_strings, optional
 from productions.event_types import PRODUCTION_EVENTS
 
 # Stored model answers (an outcome's bones, a guard's flags) are sent as stored: their
@@ -64,12 +64,6 @@ def stored(schema: dict[str, Any]) -> Any:
     """A stored model answer's field: any JSON when read, described to the OpenAPI schema
     and the frontend's types by `schema`."""
     return Field(json_schema_extra=schema)
-
-
-def object_of_strings(*names: str) -> dict[str, Any]:
-    """The JSON Schema of an object of these string keys, all required."""
-    properties = {name: {"type": "string"} for name in names}
-    return {"type": "object", "properties": properties, "required": list(names)}
 
 
 FLAG_SCHEMA = object_of_strings("kind", "detail")

@@ -20,6 +20,17 @@ def optional(schema: dict[str, Any] | None = None) -> Any:
     return Field(default=None, json_schema_extra=schema)
 
 
+def json_object(required: list[str], **properties: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of an object with these properties, `required` among them: how a
+    stored JSON value's shape is described to the generated types (`optional`, `stored`)."""
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def object_of_strings(*names: str) -> dict[str, Any]:
+    """The JSON Schema of an object of these string keys, all required."""
+    return json_object(list(names), **{name: {"type": "string"} for name in names})
+
+
 def _untitled(schema: dict[str, Any]) -> None:
     """A property's title only repeats its name (and would make a type of its own in the
     generated TypeScript)."""
