@@ -5,7 +5,7 @@ import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
 import type { FrameView } from '@/api/types'
 import { FakeSocket } from '@/test/fakeSocket'
-import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeSeat, SEATS } from '@/test/factories'
+import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeSeat, makeWindow, SEATS } from '@/test/factories'
 import FramePlayerView from './FramePlayerView.vue'
 
 const replace = vi.fn()
@@ -59,6 +59,16 @@ describe('FramePlayerView', () => {
     FakeSocket.last!.push({ type: 'narrative.done', solid: 'n1', seat: SEATS.alice, narrative: makeNarrative({ id: 'n1', seat: SEATS.alice, text: 'The door creaks open.', token_count: 3, status: 'done' }) })
     await flushPromises()
     expect(w.find(q('narrative-text')).text()).toBe('The door creaks open.')
+  })
+
+  it('says whom the round waits for once a window opens, and names the frame in the tab', async () => {
+    const w = await mountView(makeFrameView({ seq: 1 }))
+    expect(document.title).toBe('Night at the docks · LMiX')
+    expect(w.find(q('waiting-for')).exists()).toBe(false)
+    FakeSocket.last!.push({ type: 'window.opened', seq: 2, window: makeWindow({ id: 'wb', seat: SEATS.bob }) })
+    await flushPromises()
+    expect(w.find(q('waiting-for')).text()).toBe('Waiting for you to commit')
+    expect(w.find(q('alerts-toggle')).attributes('aria-pressed')).toBe('false')
   })
 
   it('shows others’ intentions without their text when the frame hides it', async () => {
