@@ -30,7 +30,7 @@ from .answers import (
     SpectatorView,
     WindowAnswer,
 )
-from .event_types import LiquidBody, SeatBody, TalkBody
+from .event_types import LiquidBody, NarrativeBody, OutcomeBody, SeatBody, TalkBody
 from .frame_events import seat_body
 from .frame_selectors import (
     FrameAccess,
@@ -40,12 +40,15 @@ from .frame_selectors import (
     invite_preview,
     spectated_frame,
 )
+from .gm_voice import gm_narrate, gm_note
 from .medium import medium_pass_retry
 from .models import Frame, Liquid, Pass, Seat, Window
 from .selectors import (
     frame_view,
     liquid_body,
     liquid_readable,
+    narrative_body,
+    outcome_body,
     pass_list,
     spectator_view,
     talk_body,
@@ -55,6 +58,8 @@ from .serializers import (
     FrameCreateSerializer,
     FrameJoinSerializer,
     FrameUpdateSerializer,
+    GmNarrationSerializer,
+    GmNoteSerializer,
     LiquidEditSerializer,
     LiquidSubmitSerializer,
     SeatLeaveSerializer,
@@ -348,6 +353,35 @@ class FrameTalkApi(APIView):
         data.is_valid(raise_exception=True)
         talk = talk_post(access=access, user=request.user, text=data.validated_data["text"])
         return answer(TalkBody, talk_body(talk), status.HTTP_201_CREATED)
+
+
+class FrameNarrationApi(APIView):
+    @extend_schema(request=GmNarrationSerializer, responses={201: OutcomeBody})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """GM: narrate what happens, in your own words: an outcome everyone sees (spectators
+        too) and every character witnesses; the next passes read it as a world fact."""
+        access = _gm_access(request, frame_id)
+        data = GmNarrationSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        outcome = gm_narrate(frame=access.frame, text=data.validated_data["text"])
+        return answer(OutcomeBody, outcome_body(outcome), status.HTTP_201_CREATED)
+
+
+class FrameNoteApi(APIView):
+    @extend_schema(request=GmNoteSerializer, responses={201: NarrativeBody})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """GM: tell one character something only it learns: a narrative of its own, read by
+        its player (and you), that its next narratives follow on from."""
+        access = _gm_access(request, frame_id)
+        data = GmNoteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        seat = Seat.objects.filter(frame=access.frame, pk=data.validated_data["seat"]).first()
+        if seat is None:
+            raise ApplicationError(
+                "No such seat in this frame.", details={"seat": ["Not a seat of this frame."]}
+            )
+        note = gm_note(frame=access.frame, seat=seat, text=data.validated_data["text"])
+        return answer(NarrativeBody, narrative_body(note), status.HTTP_201_CREATED)
 
 
 class FrameSpectatorsApi(APIView):

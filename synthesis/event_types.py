@@ -161,7 +161,7 @@ class OutcomeBody(Body):
 
     id: Uuid
     seq: int
-    seat: Uuid
+    seat: Uuid | None  # null: the GM's narration (its text is the one world fact)
     actions_resolved: list[dict[str, Any]] = stored(
         {"type": "array", "items": object_of_strings("seat", "action", "result")}
     )

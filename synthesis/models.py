@@ -187,6 +187,7 @@ class Trigger(models.TextChoices):
     INTERRUPT = "interrupt"
     COMMIT = "commit"
     ADVANCE = "advance"
+    GM = "gm"  # the GM's own words: a narration or a private note (synthesis/gm_voice.py)
 
 
 class PassStatus(models.TextChoices):
@@ -333,7 +334,10 @@ class Outcome(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="outcomes")
     seq = models.BigIntegerField()
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="outcomes")
+    # The seat whose pass produced it; null for the GM's narration (synthesis/gm_voice.py).
+    seat = models.ForeignKey(
+        Seat, null=True, blank=True, on_delete=models.CASCADE, related_name="outcomes"
+    )
     source_pass = models.OneToOneField(
         Pass, null=True, blank=True, on_delete=models.SET_NULL, related_name="outcome"
     )
@@ -406,6 +410,7 @@ class Narrative(models.Model):
 
 
 TALK_MAX = 1000
+GM_TEXT_MAX = 2000  # a narration or a private note of the GM (synthesis/gm_voice.py)
 
 
 class TableTalk(models.Model):

@@ -75,7 +75,7 @@ def outcome_body(outcome: Outcome, *, gm: bool = False) -> dict[str, Any]:
     body = {
         "id": str(outcome.pk),
         "seq": outcome.seq,
-        "seat": str(outcome.seat_id),
+        "seat": str(outcome.seat_id) if outcome.seat_id else None,
         "actions_resolved": outcome.actions_resolved,
         "world_facts": outcome.world_facts,
         "interrupts": outcome.interrupts,

@@ -7,7 +7,7 @@ from lmix.models import LLMModel
 from lmix.serializers import OwnedRelatedField
 
 from .frames import MAX_TEMPO
-from .models import LIQUID_MAX, TALK_MAX, FrameMode, LiquidVisibility, SeatController
+from .models import GM_TEXT_MAX, LIQUID_MAX, TALK_MAX, FrameMode, LiquidVisibility, SeatController
 
 
 class FrameCreateSerializer(serializers.Serializer):
@@ -63,6 +63,15 @@ class LiquidEditSerializer(serializers.Serializer):
 
 class TalkSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=TALK_MAX)
+
+
+class GmNarrationSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=GM_TEXT_MAX)
+
+
+class GmNoteSerializer(serializers.Serializer):
+    seat = serializers.UUIDField(help_text="The seat whose character alone learns it.")
+    text = serializers.CharField(max_length=GM_TEXT_MAX)
 
 
 class SpectatorsSerializer(serializers.Serializer):

@@ -52,6 +52,10 @@ urlpatterns = [
     ),
     re_path(rf"^frames/{FRAME}/liquid/?$", apis.FrameLiquidApi.as_view(), name="frame-liquid"),
     re_path(rf"^frames/{FRAME}/talk/?$", apis.FrameTalkApi.as_view(), name="frame-talk"),
+    re_path(
+        rf"^frames/{FRAME}/narration/?$", apis.FrameNarrationApi.as_view(), name="frame-narration"
+    ),
+    re_path(rf"^frames/{FRAME}/notes/?$", apis.FrameNoteApi.as_view(), name="frame-notes"),
     re_path(rf"^frames/{FRAME}/bans/?$", ban_apis.FrameBansApi.as_view(), name="frame-bans"),
     re_path(
         rf"^frames/{FRAME}/bans/(?P<user_id>[0-9]{{1,18}})/?$",

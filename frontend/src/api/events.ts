@@ -110,7 +110,7 @@ export interface OutcomeCreated {
 export interface OutcomeBody {
   id: string
   seq: number
-  seat: string
+  seat: string | null
   actions_resolved: {
     seat: string
     action: string

@@ -9,6 +9,8 @@ import type {
   FrameWindow,
   InvitePreview,
   Liquid,
+  Narrative,
+  Outcome,
   PassInfo,
   PassStatus,
   Seat,
@@ -34,6 +36,13 @@ export const joinFrame = (inviteCode: string, seat: string) =>
 
 /** The invite page's preview (any signed-in user; 404 for a wrong or rotated code). */
 export const getInvite = (code: string) => http.get<InvitePreview>(`${base}/invite/${encodeURIComponent(code)}`)
+
+/** GM: narrate to everyone (an outcome no seat acted, every character witnesses). */
+export const narrate = (frameId: string, text: string) => http.post<Outcome>(`${one(frameId)}/narration`, { text })
+
+/** GM: a private note only one seat's character learns (its player and the GM read it). */
+export const sendNote = (frameId: string, seat: string, text: string) =>
+  http.post<Narrative>(`${one(frameId)}/notes`, { seat, text })
 
 /** GM: a new spectator link (`enabled`), or none. */
 export const setSpectators = (frameId: string, enabled: boolean) =>

@@ -377,6 +377,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/frames/{frame_id}/narration/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: narrate what happens, in your own words: an outcome everyone sees (spectators
+         *     too) and every character witnesses; the next passes read it as a world fact.
+         */
+        post: operations["frames_narration_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/notes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: tell one character something only it learns: a narrative of its own, read by
+         *     its player (and you), that its next narratives follow on from.
+         */
+        post: operations["frames_notes_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/frames/{frame_id}/passes/": {
         parameters: {
             query?: never;
@@ -1334,6 +1374,17 @@ export type components = {
             /** @default null */
             budget?: components["schemas"]["FrameBudget"];
         };
+        GmNarrationRequest: {
+            text: string;
+        };
+        GmNoteRequest: {
+            /**
+             * Format: uuid
+             * @description The seat whose character alone learns it.
+             */
+            seat: string;
+            text: string;
+        };
         Head: {
             /**
              * Format: uuid
@@ -1575,7 +1626,7 @@ export type components = {
         OutcomeBody: {
             id: string;
             seq: number;
-            seat: string;
+            seat: string | null;
             actions_resolved: {
                 seat: string;
                 action: string;
@@ -2762,6 +2813,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LiquidBody"];
+                };
+            };
+        };
+    };
+    frames_narration_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GmNarrationRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomeBody"];
+                };
+            };
+        };
+    };
+    frames_notes_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GmNoteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NarrativeBody"];
                 };
             };
         };

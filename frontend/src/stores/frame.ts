@@ -175,6 +175,14 @@ export const useFrameStore = defineStore('frame', () => {
       await api.leaveFrame(fid(), seat)
     })
 
+  /** GM: narrate to everyone (`seat` null) or send one seat a private note; the socket
+   * brings the outcome or the note. Resolves true once sent, so the box can empty. */
+  const speak = (text: string, seat: string | null) =>
+    run('voice', async () => {
+      if (seat) await api.sendNote(fid(), seat, text)
+      else await api.narrate(fid(), text)
+    })
+
   /** Table talk (out of character): shown at once, the socket's copy is the same message. */
   const say = (text: string) =>
     run('talk', async () => {
@@ -290,6 +298,7 @@ export const useFrameStore = defineStore('frame', () => {
     withdraw,
     leave,
     say,
+    speak,
     setSeat,
     updateSettings,
     rotateInvite,

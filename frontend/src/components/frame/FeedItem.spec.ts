@@ -27,6 +27,15 @@ describe('FeedItem', () => {
     flags: [{ kind: 'secret', detail: 'Repeats Bob’s internal truth.' }],
   })
 
+  it('sets the GM’s narration and notes apart from what characters did and wrote', () => {
+    const narration = mountEntry(outcomeEntry(makeOutcome({ id: 'g', seq: 5, seat: null, actions_resolved: [], world_facts: ['A bell tolls.'] })))
+    expect(narration.find(q('outcome-gm')).text()).toBe('The GM narrates')
+    expect(narration.find(q('outcome-fact')).text()).toBe('A bell tolls.')
+    const note = makeNarrative({ id: 'n', seat: SEATS.alice, trigger: 'gm', status: 'done', text: 'You know him.' })
+    expect(mountEntry(narrativeEntry(note)).find(q('narrative-label')).text()).toBe('A note from the GM — only you read this')
+    expect(mountEntry(narrativeEntry(note), true).find(q('narrative-label')).text()).toBe('Your note to Alice')
+  })
+
   it('shows who did what with result chips, the world facts and who is interrupted', () => {
     const w = mountEntry(outcomeEntry(outcome))
     expect(w.findAll(q('outcome-action-text')).map((a) => a.text())).toEqual(['Bob shoves Alice', 'Alice tries to hold the rail'])
