@@ -88,9 +88,9 @@ class AiReacts(models.TextChoices):
     """When an AI-played seat acts on its own after an outcome (`ai_seats.ai_react`); the
     GM's "advance" moves it whatever this says."""
 
-    ALWAYS = "always"  # any outcome it witnessed
-    ADDRESSED = "addressed"  # outcomes that name, address or resolve it
-    GM = "gm"  # only when the GM advances the frame
+    ALWAYS = "always", "Always: any outcome it witnessed"
+    ADDRESSED = "addressed", "When addressed: outcomes that name, address or resolve it"
+    GM = "gm", "Only when the GM advances the frame"
 
 
 class Seat(models.Model):
