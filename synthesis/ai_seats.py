@@ -1,18 +1,21 @@
-"""AI seats: when an outcome involves a character an assistant plays (or an interrupt
-targets it), the assistant writes liquid for it, with that character's knowledge only, and
-commits it. Bounded per human action and per minute, so AI characters never loop on their
-own, and by the frame's model budget (synthesis/budget.py): over its background share an AI
-seat simply does not act; a frame with no human seat moves only when the GM presses
-"advance"."""
+"""AI seats: when an outcome concerns a character an assistant plays (resolves its action,
+interrupts it, names it, or, as its seat's `ai_reacts` asks, happened before its eyes), the
+assistant writes liquid for it with that character's knowledge only, shown as "thinking"
+meanwhile, and commits it. Bounded per human action and per minute, so AI characters never
+loop on their own, and by the frame's model budget (synthesis/budget.py): over its
+background share an AI seat simply does not act; a frame with no human seat moves only when
+the GM presses "advance"."""
 
 import logging
 import re
+from collections.abc import Sequence
 from datetime import timedelta
 from functools import cache
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
@@ -25,12 +28,13 @@ from productions.knowledge import knowledge_text, name_for, public_name
 from .budget import Work, budget_admits
 from .enqueue import ai_act_enqueue
 from .events import notify_liquid_flagged
-from .frame_events import lock_frame
+from .frame_events import lock_frame, notify_presence
 from .frame_selectors import seats_load
 from .guard import intention_flags
 from .liquid import liquid_commit, liquid_submit
 from .models import (
     LIQUID_MAX,
+    AiReacts,
     Frame,
     FrameStatus,
     Liquid,
@@ -50,18 +54,92 @@ def _template() -> str:
     return (TEMPLATES / "ai_act.txt").read_text()
 
 
-def involved_ai_seats(*, outcome: Outcome, seats: list[Seat]) -> list[Seat]:
-    """The AI-played seats an outcome involves (resolved actions or interrupt targets),
-    never its own acting seat (an AI does not answer itself)."""
-    named = {str(a.get("seat")) for a in outcome.actions_resolved}
-    named |= {str(i.get("seat")) for i in outcome.interrupts}
-    return [
-        seat
-        for seat in seats
-        if seat.controller == SeatController.AI
-        and str(seat.pk) in named
-        and seat.pk != outcome.seat_id
+# Words of a name that address nobody on their own ("ask the doctor" is not Dr. Reyes).
+NAME_WORDS_NOT_ALONE = frozenset(
+    {"the", "von", "van", "del", "mrs", "miss", "sir", "lady", "lord", "madam", "doctor"}
+    | {"detective", "officer", "captain", "professor", "father", "mother", "sister", "brother"}
+)
+NAME_WORD_MIN = 3
+
+
+def name_forms(name: str) -> list[str]:
+    """How a character may be addressed by `name`: in full, or by one word of it ("Tony"
+    or "Rosetti" for "Tony Rosetti"), never by a title or an article alone. Pure."""
+    words = re.findall(r"[^\W\d_][\w'-]*", name)
+    forms = {name.strip()}
+    if len(words) > 1:
+        forms |= {
+            w for w in words if len(w) >= NAME_WORD_MIN and w.lower() not in NAME_WORDS_NOT_ALONE
+        }
+    return sorted((f for f in forms if f), key=len, reverse=True)
+
+
+def names_in(text: str, forms: list[str]) -> bool:
+    """Whether `text` says one of `forms` as a whole word, in any case. Pure."""
+    if not forms or not text:
+        return False
+    alternatives = "|".join(re.escape(form) for form in forms)
+    return re.search(rf"(?<!\w)(?:{alternatives})(?!\w)", text, re.IGNORECASE) is not None
+
+
+def outcome_words(outcome: Outcome, intentions: Sequence[str] = ()) -> str:
+    """Everything an outcome says (its actions and their results, its world facts) and
+    the committed intentions it resolved: where a character may be named. Pure."""
+    parts = [
+        f"{action.get('action', '')}\n{action.get('result', '')}"
+        for action in outcome.actions_resolved
     ]
+    parts += [str(fact) for fact in outcome.world_facts]
+    parts += list(intentions)
+    return "\n".join(parts)
+
+
+def involved_ai_seats(
+    *, outcome: Outcome, seats: list[Seat], intentions: Sequence[str] = ()
+) -> list[Seat]:
+    """The AI-played seats an outcome concerns, as each seat's `ai_reacts` asks: its
+    resolved actions or interrupt targets; those it (or the `intentions` it resolved)
+    names by the name everyone knows; and for `always`, every seat that witnessed it.
+    Never its own acting seat (an AI does not answer itself), never a `gm` seat. Pure."""
+    listed = {str(a.get("seat")) for a in outcome.actions_resolved}
+    listed |= {str(i.get("seat")) for i in outcome.interrupts}
+    witnesses = {str(w) for w in outcome.witnesses}
+    words = None  # built once, and only if a seat needs it
+    concerned = []
+    for seat in seats:
+        if (
+            seat.controller != SeatController.AI
+            or seat.pk == outcome.seat_id
+            or seat.ai_reacts == AiReacts.GM
+        ):
+            continue
+        if str(seat.pk) in listed or (
+            seat.ai_reacts == AiReacts.ALWAYS and str(seat.pk) in witnesses
+        ):
+            concerned.append(seat)
+            continue
+        words = outcome_words(outcome, intentions) if words is None else words
+        if names_in(words, name_forms(public_name(seat.persona))):
+            concerned.append(seat)
+    return concerned
+
+
+def may_react(*, outcome: Outcome, seats: list[Seat]) -> bool:
+    """Whether any seat could answer `outcome` on its own (no query): an AI seat that is
+    not the acting one and not left to the GM."""
+    return any(
+        seat.controller == SeatController.AI
+        and seat.pk != outcome.seat_id
+        and seat.ai_reacts != AiReacts.GM
+        for seat in seats
+    )
+
+
+def resolved_intentions(outcome: Outcome) -> list[str]:
+    """The committed intentions an outcome resolved, as their players wrote them."""
+    if not outcome.liquid_ids:
+        return []
+    return list(Liquid.objects.filter(pk__in=outcome.liquid_ids).values_list("content", flat=True))
 
 
 def ai_budget_left(*, frame: Frame) -> int:
@@ -89,12 +167,17 @@ def ai_budget_left(*, frame: Frame) -> int:
 
 
 def ai_react(*, outcome: Outcome, frame: Frame, seats: list[Seat]) -> list[str]:
-    """After an outcome: the involved AI seats act, within the budget. `frame` and `seats`
-    are the medium pass's own (no query unless an AI seat is involved: this runs between
-    the outcome and the first token of its narrative). Returns the seat ids that will act."""
+    """After an outcome: the AI seats it concerns act (`involved_ai_seats`), within the
+    budget. `frame` and `seats` are the medium pass's own (no query unless an AI seat may
+    react: this runs between the outcome and the first token of its narrative). Returns
+    the seat ids that will act."""
     if frame.status != FrameStatus.OPEN or not any(s.controller == "human" for s in seats):
         return []  # an all-AI frame moves only when the GM advances it
-    involved = involved_ai_seats(outcome=outcome, seats=seats)
+    if not may_react(outcome=outcome, seats=seats):
+        return []
+    involved = involved_ai_seats(
+        outcome=outcome, seats=seats, intentions=resolved_intentions(outcome)
+    )
     if involved and not budget_admits(
         frame_id=frame.pk, kind=Work.AI, what=f"outcome:{outcome.pk}"
     ):
@@ -257,6 +340,18 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
     # budget ran out do not spend it.
     if not budget_admits(frame_id=seat.frame_id, kind=Work.AI, what=f"seat:{seat.pk}"):
         return None
+    # Everyone sees the character "thinking" while its assistant writes (it may take a
+    # while); said over, whatever happens, when it is done.
+    notify_presence(seat.frame_id, seat.pk, typing=True)
+    try:
+        return _write(seat=seat, outcome_id=outcome_id, pending=pending)
+    finally:
+        notify_presence(seat.frame_id, seat.pk, typing=False)
+
+
+def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) -> Liquid | None:
+    """`ai_act` once the seat may act: the model's answer, cleaned, submitted and
+    committed, unless the budget or another task took the seat meanwhile."""
     outcome = Outcome.objects.filter(pk=outcome_id).first() if outcome_id else None
     seats = seats_load(frame=seat.frame)
     recent = recent_outcomes(seat)

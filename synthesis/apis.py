@@ -164,7 +164,8 @@ class FrameJoinApi(CodeLookupThrottledMixin, APIView):
 class SeatDetailApi(APIView):
     @extend_schema(request=SeatUpdateSerializer, responses={200: SeatBody})
     def patch(self, request: Request, frame_id: str, seat_id: str) -> Response:
-        """GM: open a seat (its player is removed at once) or give it to an assistant."""
+        """GM: open a seat (its player is removed at once) or give it to an assistant; say
+        when an AI seat acts on its own (`ai_reacts`)."""
         access = _gm_access(request, frame_id)
         seat = Seat.objects.filter(frame=access.frame, pk=seat_id).first()
         if seat is None:

@@ -26,6 +26,7 @@ class SeatBody(Body):
     user: int | None
     player: str | None
     assistant: Uuid | None
+    ai_reacts: Literal["always", "addressed", "gm"]
 
 
 class SeatChanged(Event):

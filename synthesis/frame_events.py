@@ -79,6 +79,7 @@ def seat_body(seat: Seat) -> dict[str, Any]:
         user=seat.user_id,
         player=seat.user.username if seat.user_id else None,
         assistant=str(seat.assistant_id) if seat.assistant_id else None,
+        ai_reacts=seat.ai_reacts,
     ).model_dump()
 
 

@@ -19,6 +19,7 @@ from .events import notify_liquid
 from .frame_events import frame_group, lock_frame, notify_frame, seat_body, spectator_group
 from .frame_selectors import is_uuid
 from .models import (
+    AiReacts,
     Frame,
     FrameBan,
     FrameMode,
@@ -173,20 +174,57 @@ def frame_join(*, user: AbstractBaseUser, invite_code: str, seat_id: object) -> 
 
 @transaction.atomic
 def seat_update(
-    *, frame: Frame, seat: Seat, controller: str, assistant: Assistant | None = None
+    *,
+    frame: Frame,
+    seat: Seat,
+    controller: str | None = None,
+    assistant: Assistant | None = None,
+    ai_reacts: str | None = None,
 ) -> Seat:
-    """The GM opens a seat or gives it to an assistant that plays the seat's persona. A
-    player it had is kicked: their sockets close at once, the intentions still pending on
-    the seat (submitted, not committed) are withdrawn, and they may take no seat of the
-    frame again until the GM lifts their ban (`frame_ban_lift`).
+    """The GM opens a seat or gives it to an assistant that plays the seat's persona, and
+    says when an AI seat acts on its own (`ai_reacts`; either or both). A player it had
+    is kicked: their sockets close at once, the intentions still pending on the seat
+    (submitted, not committed) are withdrawn, and they may take no seat of the frame again
+    until the GM lifts their ban (`frame_ban_lift`).
 
     Raises:
-        ApplicationError: an assistant missing, not the GM's, or for another persona; or a
-            request to make the seat human (players join with the invite code).
+        ApplicationError: nothing to change; an assistant missing, not the GM's, or for
+            another persona; a request to make the seat human (players join with the
+            invite code); an unknown `ai_reacts`.
     """
+    if controller is None and ai_reacts is None:
+        raise ApplicationError(
+            "Nothing to change: send controller or ai_reacts.",
+            details={"controller": ["Send controller, ai_reacts or both."]},
+        )
+    if ai_reacts is not None and ai_reacts not in AiReacts.values:
+        raise ApplicationError(
+            "Unknown ai_reacts.", details={"ai_reacts": [f"Use one of {', '.join(AiReacts)}."]}
+        )
     lock_frame(frame.pk)  # the frame, then its rows: the order liquid writes take them in
     seat = Seat.objects.select_for_update().get(pk=seat.pk, frame=frame)
-    previous_user_id = seat.user_id
+    previous_user_id = seat.user_id if controller is not None else None
+    fields = []
+    if controller is not None:
+        _seat_control(frame=frame, seat=seat, controller=controller, assistant=assistant)
+        fields += ["controller", "user", "assistant"]
+    if ai_reacts is not None:
+        seat.ai_reacts = ai_reacts
+        fields.append("ai_reacts")
+    seat.save(update_fields=fields)
+    if previous_user_id is not None:
+        if previous_user_id != frame.owner_id:  # a GM playing a seat is never banned
+            FrameBan.objects.get_or_create(frame=frame, user_id=previous_user_id)
+        _withdraw_pending(frame, seat)
+        _revoke_player(frame, previous_user_id)
+    _seat_changed(seat)
+    return seat
+
+
+def _seat_control(
+    *, frame: Frame, seat: Seat, controller: str, assistant: Assistant | None
+) -> None:
+    """`seat_update`'s new controller on `seat` (not saved)."""
     if controller == SeatController.HUMAN:
         raise ApplicationError(
             "A player takes a seat by joining with the invite code.",
@@ -205,14 +243,6 @@ def seat_update(
         seat.controller, seat.user, seat.assistant = SeatController.AI, None, assistant
     else:
         seat.controller, seat.user, seat.assistant = SeatController.OPEN, None, None
-    seat.save(update_fields=["controller", "user", "assistant"])
-    if previous_user_id is not None:
-        if previous_user_id != frame.owner_id:  # a GM playing a seat is never banned
-            FrameBan.objects.get_or_create(frame=frame, user_id=previous_user_id)
-        _withdraw_pending(frame, seat)
-        _revoke_player(frame, previous_user_id)
-    _seat_changed(seat)
-    return seat
 
 
 @transaction.atomic

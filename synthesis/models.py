@@ -84,6 +84,15 @@ class SeatController(models.TextChoices):
     AI = "ai"
 
 
+class AiReacts(models.TextChoices):
+    """When an AI-played seat acts on its own after an outcome (`ai_seats.ai_react`); the
+    GM's "advance" moves it whatever this says."""
+
+    ALWAYS = "always", "Always: any outcome it witnessed"
+    ADDRESSED = "addressed", "When addressed: outcomes that name, address or resolve it"
+    GM = "gm", "Only when the GM advances the frame"
+
+
 class Seat(models.Model):
     """A character in a frame and who plays it: a user, an assistant, or nobody yet."""
 
@@ -97,6 +106,9 @@ class Seat(models.Model):
     )
     assistant = models.ForeignKey(
         Assistant, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    ai_reacts = models.CharField(
+        max_length=10, choices=AiReacts.choices, default=AiReacts.ADDRESSED
     )
 
     class Meta:

@@ -7,7 +7,15 @@ from lmix.models import LLMModel
 from lmix.serializers import OwnedRelatedField
 
 from .frames import MAX_TEMPO
-from .models import GM_TEXT_MAX, LIQUID_MAX, TALK_MAX, FrameMode, LiquidVisibility, SeatController
+from .models import (
+    GM_TEXT_MAX,
+    LIQUID_MAX,
+    TALK_MAX,
+    AiReacts,
+    FrameMode,
+    LiquidVisibility,
+    SeatController,
+)
 
 
 class FrameCreateSerializer(serializers.Serializer):
@@ -48,8 +56,16 @@ class SeatLeaveSerializer(serializers.Serializer):
 
 
 class SeatUpdateSerializer(serializers.Serializer):
-    controller = serializers.ChoiceField(choices=SeatController.choices)
+    controller = serializers.ChoiceField(choices=SeatController.choices, required=False)
     assistant = OwnedRelatedField(queryset=Assistant.objects.all(), required=False, allow_null=True)
+    ai_reacts = serializers.ChoiceField(
+        choices=AiReacts.choices,
+        required=False,
+        error_messages={
+            "invalid_choice": "Use always (anything it witnesses), addressed (when named or "
+            "addressed) or gm (only when you advance the frame)."
+        },
+    )
 
 
 class LiquidSubmitSerializer(serializers.Serializer):

@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from lmix.llm.base import LLMError
 from synthesis import ai_seats
 from synthesis.frame_selectors import seats_load
-from synthesis.models import Frame, Liquid, Outcome
+from synthesis.models import Frame, Liquid, Outcome, Seat
 from tests.synthesis.conftest import make_frame, seat_player
 
 pytestmark = pytest.mark.django_db
@@ -35,15 +36,26 @@ def no_background(monkeypatch):
     monkeypatch.setattr(tasks.window_fire_task, "apply_async", lambda *a, **k: None)
 
 
-def outcome_naming(frame, acting, *, resolved=(), interrupted=()) -> Outcome:
+def outcome_naming(
+    frame, acting, *, resolved=(), interrupted=(), action="acts", intention=None, witnesses=()
+) -> Outcome:
+    """An outcome of `acting`'s pass; with `intention`, the committed liquid it resolved."""
+    liquid_ids = []
+    if intention is not None:
+        liquid = Liquid.objects.create(
+            frame=frame, seat=acting, author=acting.user, content=intention, status="consumed"
+        )
+        liquid_ids = [str(liquid.id)]
     return Outcome.objects.create(
         frame=frame,
         seq=frame.seq + 1,
         seat=acting,
         actions_resolved=[
-            {"seat": str(s.id), "action": "acts", "result": "success"} for s in resolved
+            {"seat": str(s.id), "action": action, "result": "success"} for s in resolved
         ],
         interrupts=[{"seat": str(s.id), "reason": "AIMED-AT-YOU"} for s in interrupted],
+        witnesses=[str(s.id) for s in witnesses],
+        liquid_ids=liquid_ids,
     )
 
 
@@ -174,3 +186,140 @@ def test_an_assistant_that_answers_only_invisible_characters_does_not_act(
     monkeypatch.setattr(ai_seats, "llm_complete", lambda **kwargs: answer)
     assert ai_seats.ai_act(seat_id=ai_seat.id, outcome_id=outcome.id) is None  # no 400
     assert not Liquid.objects.filter(seat=ai_seat).exists()
+
+
+def test_a_name_addresses_by_whole_words_never_by_a_title_alone():
+    assert ai_seats.name_forms("Tony Rosetti") == ["Tony Rosetti", "Rosetti", "Tony"]
+    assert ai_seats.name_forms("Doctor Reyes") == ["Doctor Reyes", "Reyes"]
+    assert ai_seats.name_forms("Al") == ["Al"]
+    tony = ai_seats.name_forms("Tony Rosetti")
+    assert ai_seats.names_in("ask tony whether he has been here before", tony)
+    assert ai_seats.names_in("I look at Rosetti.", tony)
+    assert ai_seats.names_in("«Tony?»", tony)
+    assert not ai_seats.names_in("Tonya waves", tony)
+    assert not ai_seats.names_in("a stony silence", tony)
+    assert not ai_seats.names_in("ask the doctor", ai_seats.name_forms("Doctor Reyes"))
+
+
+def test_an_intention_addressing_tony_by_name_makes_his_seat_act(user, enqueued):
+    frame = make_frame(user, open_seats=1)  # Alice human; Bob and Tony AI
+    seat_player(frame, 0)
+    alice, bob, tony = frame.seats.order_by("position")
+    outcome = outcome_naming(
+        frame,
+        alice,
+        resolved=[alice],
+        action="asks a question",
+        intention="I ask Tony, quietly, whether he has been here before.",
+    )
+    assert react(outcome) == [str(tony.id)]
+    assert enqueued == [(str(tony.id), str(outcome.id))]
+
+
+def test_a_name_in_the_outcome_itself_concerns_the_seat_too(user, enqueued):
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    alice, bob, tony = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, alice, resolved=[alice], action="hands BOB WILSON a cup")
+    assert react(outcome) == [str(bob.id)]
+    Outcome.objects.filter(pk=outcome.pk).update(
+        actions_resolved=[], world_facts=["The lamp above Tony flickers."]
+    )
+    assert react(Outcome.objects.get(pk=outcome.pk)) == [str(tony.id)]
+
+
+def test_an_outcome_naming_nobody_concerns_no_one_it_only_witnessed(user, enqueued):
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    alice, bob, tony = frame.seats.order_by("position")
+    outcome = outcome_naming(
+        frame, alice, resolved=[alice], intention="I sit down.", witnesses=[alice, bob, tony]
+    )
+    assert react(outcome) == []  # both AI seats react only when addressed (the default)
+    bob.ai_reacts = "always"
+    bob.save()
+    assert react(outcome) == [str(bob.id)]  # Bob saw it, and reacts to anything he sees
+    Outcome.objects.filter(pk=outcome.pk).update(witnesses=[str(alice.id)])
+    assert react(Outcome.objects.get(pk=outcome.pk)) == []  # not before his eyes
+
+
+def test_a_seat_left_to_the_gm_never_reacts(user, enqueued):
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    alice, bob, tony = frame.seats.order_by("position")
+    Seat.objects.filter(pk__in=[bob.pk, tony.pk]).update(ai_reacts="gm")
+    outcome = outcome_naming(
+        frame,
+        alice,
+        resolved=[alice, tony],
+        interrupted=[tony],
+        intention="I ask Tony and Bob where they were.",
+        witnesses=[alice, bob, tony],
+    )
+    assert react(outcome) == [] and enqueued == []
+    # The GM's word still moves them.
+    assert sorted(ai_seats.frame_advance(frame=frame)) == sorted([str(bob.id), str(tony.id)])
+
+
+def test_a_seat_never_answers_its_own_intention_naming_itself(user, enqueued):
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    alice, bob, tony = frame.seats.order_by("position")
+    tony.ai_reacts = "always"
+    tony.save()
+    outcome = outcome_naming(
+        frame,
+        tony,
+        resolved=[tony],
+        action="Tony Rosetti shrugs",
+        intention="Tony shrugs.",
+        witnesses=[alice, bob, tony],
+    )
+    assert react(outcome) == []
+
+
+def test_ai_seats_naming_each_other_stay_within_the_budget(user, enqueued, settings):
+    settings.LMIX_AI_ACTIONS_PER_HUMAN_ACTION = 1
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    alice, bob, tony = frame.seats.order_by("position")
+    first = outcome_naming(frame, alice, resolved=[alice], intention="I ask Tony and Bob.")
+    assert len(react(first)) == 1  # both addressed, one of them within the budget
+    # Tony answers, naming Bob, whose answer would name Tony again: the budget says no.
+    Liquid.objects.create(frame=frame, seat=tony, content="I ask Bob.", status="consumed")
+    frame.seq += 1
+    second = outcome_naming(frame, tony, resolved=[tony], action="asks Bob")
+    assert react(second) == [] and len(enqueued) == 1
+
+
+def test_the_seat_shows_thinking_while_its_assistant_writes_even_when_it_fails(user, monkeypatch):
+    frame = make_frame(user, open_seats=1)
+    seat_player(frame, 0)
+    alice, _, tony = frame.seats.order_by("position")
+    outcome = outcome_naming(frame, alice, interrupted=[tony])
+    said: list[tuple[str, bool]] = []
+    monkeypatch.setattr(
+        ai_seats, "notify_presence", lambda frame_id, seat, typing: said.append((seat, typing))
+    )
+    complete = ai_seats.llm_complete
+
+    def watched(**kwargs):
+        assert said == [(tony.pk, True)]  # thinking before the model is asked
+        return complete(**kwargs)
+
+    monkeypatch.setattr(ai_seats, "llm_complete", watched)
+    assert ai_seats.ai_act(seat_id=tony.id, outcome_id=outcome.id) is not None
+    assert said == [(tony.pk, True), (tony.pk, False)]
+
+    def failing(**kwargs):
+        raise LLMError("down")
+
+    said.clear()
+    Liquid.objects.filter(seat=tony).update(status="consumed")
+    monkeypatch.setattr(ai_seats, "llm_complete", failing)
+    assert ai_seats.ai_act(seat_id=tony.id, outcome_id=None) is None
+    assert said == [(tony.pk, True), (tony.pk, False)]
+    # A seat that may not act (something of it pending) never shows thinking.
+    said.clear()
+    Liquid.objects.create(frame=frame, seat=tony, content="waiting", status="committed")
+    assert ai_seats.ai_act(seat_id=tony.id, outcome_id=None) is None and said == []

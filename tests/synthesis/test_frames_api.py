@@ -197,3 +197,35 @@ def test_a_player_leaves_their_seat_and_only_their_own(user, other_api, other_us
     assert seats[0].controller == "open" and seats[0].user is None
     assert seats[1].user == bob  # the other seat is untouched
     assert other_api.get(f"/api/frames/{frame.id}").status_code == 404  # no longer seated
+
+
+def test_the_gm_says_when_an_ai_seat_acts_and_a_player_cannot(api, user):
+    frame = make_frame(user)  # seats 0 and 1 open, Tony played by his assistant
+    _, player = seat_player(frame, 0)
+    tony = frame.seats.get(position=2)
+    path = f"/api/frames/{frame.id}/seats/{tony.id}"
+    assert api.get(f"/api/frames/{frame.id}").json()["seats"][2]["ai_reacts"] == "addressed"
+    refused = player.patch(path, {"ai_reacts": "always"}, format="json")
+    assert refused.status_code == 403
+    tony.refresh_from_db()
+    assert tony.ai_reacts == "addressed"
+    changed = api.patch(path, {"ai_reacts": "gm"}, format="json")
+    assert changed.status_code == 200, changed.content
+    # Only the setting changed: still played by the same assistant.
+    assert changed.json()["ai_reacts"] == "gm" and changed.json()["controller"] == "ai"
+    tony.refresh_from_db()
+    assert tony.ai_reacts == "gm" and tony.assistant_id is not None
+    assert player.get(f"/api/frames/{frame.id}").json()["seats"][2]["ai_reacts"] == "gm"
+
+
+def test_a_bad_ai_reacts_or_an_empty_change_is_a_clear_400(api, user):
+    frame = make_frame(user)
+    tony = frame.seats.get(position=2)
+    path = f"/api/frames/{frame.id}/seats/{tony.id}"
+    bad = api.patch(path, {"ai_reacts": "sometimes"}, format="json")
+    assert bad.status_code == 400
+    assert "addressed" in str(bad.json()) and "ai_reacts" in str(bad.json())
+    empty = api.patch(path, {}, format="json")
+    assert empty.status_code == 400 and "Nothing to change" in empty.json()["detail"]
+    tony.refresh_from_db()
+    assert tony.ai_reacts == "addressed"

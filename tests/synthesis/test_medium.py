@@ -763,3 +763,25 @@ def test_the_offline_narrator_answers_with_a_schemas_own_offline_answer_or_else_
             raise ValueError("no answer")
 
     assert Broken.model_validate_json(OfflineNarrator().structured(config, prompt, Broken, Usage()))
+
+
+# -- AI seats answer what concerns them -----------------------------------------------------
+
+
+def test_an_intention_asking_tony_by_name_makes_his_ai_seat_act_after_the_outcome(
+    user, monkeypatch
+):
+    from synthesis import ai_seats
+
+    asked: list[tuple[list[str], str | None]] = []
+    monkeypatch.setattr(
+        ai_seats, "_enqueue", lambda seats, outcome_id: asked.append((seats, outcome_id))
+    )
+    scene = Scene(user)  # Alice and Bob played by people, Tony by his assistant
+    quiet = run(scene.fire(scene.alice, scene.commit(scene.alice, "I light the lantern.")))
+    assert quiet.status == "done" and not any(seats for seats, _ in asked)  # nobody named
+    asked.clear()
+    liquid = scene.commit(scene.bob, "I ask Tony whether he has been here before.", after=1)
+    pass_ = run(scene.fire(scene.bob, liquid))
+    outcome = Outcome.objects.get(source_pass=pass_)
+    assert asked == [([str(scene.tony.pk)], str(outcome.pk))]

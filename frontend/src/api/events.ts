@@ -180,6 +180,7 @@ export interface SeatBody {
   user: number | null
   player: string | null
   assistant: string | null
+  ai_reacts: 'always' | 'addressed' | 'gm'
 }
 /**
  * `windows`: the frame's open windows in their new state.

@@ -484,7 +484,10 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description GM: open a seat (its player is removed at once) or give it to an assistant. */
+        /**
+         * @description GM: open a seat (its player is removed at once) or give it to an assistant; say
+         *     when an AI seat acts on its own (`ai_reacts`).
+         */
         patch: operations["frames_seats_partial_update"];
         trace?: never;
     };
@@ -1801,6 +1804,7 @@ export type components = {
             controller?: components["schemas"]["SeatController"];
             /** Format: uuid */
             assistant?: string | null;
+            ai_reacts?: components["schemas"]["SeatUpdateAiReactsEnum"];
         };
         PatchedTurnEditRequest: {
             content?: string;
@@ -1976,13 +1980,23 @@ export type components = {
             user: number | null;
             player: string | null;
             assistant: string | null;
+            ai_reacts: components["schemas"]["SeatBodyAiReactsEnum"];
         };
+        /** @enum {string} */
+        SeatBodyAiReactsEnum: "always" | "addressed" | "gm";
         /** @enum {string} */
         SeatController: "open" | "human" | "ai";
         SeatLeaveRequest: {
             /** Format: uuid */
             seat: string;
         };
+        /**
+         * @description * `always` - Always: any outcome it witnessed
+         *     * `addressed` - When addressed: outcomes that name, address or resolve it
+         *     * `gm` - Only when the GM advances the frame
+         * @enum {string}
+         */
+        SeatUpdateAiReactsEnum: "always" | "addressed" | "gm";
         SignupInputRequest: {
             username: string;
             password: string;

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { FrameMessage } from '@/api/types'
 import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeSeat, makeWindow, SEATS } from '@/test/factories'
 import {
+  AI_THINKING_TTL_MS,
+  aiSeatIds,
   applyEvent,
   feedEntries,
   formatCountdown,
@@ -15,6 +17,7 @@ import {
   pscaleInfo,
   remainingSeconds,
   seatFailure,
+  TYPING_TTL_MS,
   typingSeats,
   windowLength,
   withLocalLiquid,
@@ -376,6 +379,13 @@ describe('small readings', () => {
 
   it('expires typing presence', () => {
     expect([...typingSeats({ a: 1000, b: 9000 }, 10_000)]).toEqual(['b'])
+  })
+
+  it("keeps an AI seat thinking until the server says it is done, or for minutes at most", () => {
+    const ai = aiSeatIds([makeSeat({ id: 'a', name: 'Tony', controller: 'ai', user: null }), makeSeat({ id: 'b', name: 'Bob' })])
+    expect([...ai]).toEqual(['a'])
+    expect([...typingSeats({ a: 1000, b: 1000 }, 60_000, TYPING_TTL_MS, ai)]).toEqual(['a'])
+    expect([...typingSeats({ a: 1000 }, 1000 + AI_THINKING_TTL_MS, TYPING_TTL_MS, ai)]).toEqual([])
   })
 
   it('never lets a late REST answer move a liquid back', () => {

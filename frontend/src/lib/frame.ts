@@ -386,9 +386,33 @@ export function feedEntries(state: FrameState): FeedEntry[] {
 /** How long a "typing…" lasts without a new vapor (senders repeat it every few seconds). */
 export const TYPING_TTL_MS = 6000
 
-/** Seats typing at `now`, from the last time each was heard typing. */
-export function typingSeats(heard: Record<string, number>, now: number, ttl = TYPING_TTL_MS): Set<string> {
-  return new Set(Object.entries(heard).filter(([, at]) => now - at < ttl).map(([seat]) => seat))
+/**
+ * How long an AI seat's "thinking…" lasts without its end: the server says it once when its
+ * assistant starts writing and once when it is done (a model may take a minute); this only
+ * clears it should the end never come.
+ */
+export const AI_THINKING_TTL_MS = 180_000
+
+/**
+ * Seats typing (a player) or thinking (an AI seat, among `aiSeats`) at `now`, from the last
+ * time each was heard so.
+ */
+export function typingSeats(
+  heard: Record<string, number>,
+  now: number,
+  ttl = TYPING_TTL_MS,
+  aiSeats: ReadonlySet<string> = new Set(),
+): Set<string> {
+  return new Set(
+    Object.entries(heard)
+      .filter(([seat, at]) => now - at < (aiSeats.has(seat) ? AI_THINKING_TTL_MS : ttl))
+      .map(([seat]) => seat),
+  )
+}
+
+/** The AI-played seats: theirs is "thinking", not "typing". */
+export function aiSeatIds(seats: readonly Seat[]): Set<string> {
+  return new Set(seats.filter((s) => s.controller === 'ai').map((s) => s.id))
 }
 
 // ---------- local writes ----------

@@ -125,7 +125,7 @@ export function makeDetail(over: Partial<ProductionDetail> = {}): ProductionDeta
 export const SEATS = { alice: 'seat-a', bob: 'seat-b', tony: 'seat-t' } as const
 
 export function makeSeat(over: Partial<Seat> & { id: string; name: string }): Seat {
-  return { persona: `p-${over.id}`, controller: 'human', user: 2, player: null, assistant: null, avatar_url: '', ...over }
+  return { persona: `p-${over.id}`, controller: 'human', user: 2, player: null, assistant: null, ai_reacts: 'addressed', avatar_url: '', ...over }
 }
 
 export function makeLiquid(over: Partial<Liquid> & { id: string }): Liquid {

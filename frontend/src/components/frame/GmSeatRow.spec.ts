@@ -25,4 +25,30 @@ describe('GmSeatRow', () => {
     expect(w.emitted('update')).toEqual([[{ controller: 'open' }]])
     w.unmount()
   })
+
+  const tony = makeSeat({ id: SEATS.tony, name: 'Tony', controller: 'ai', user: null, assistant: 'as-t' })
+  const props = { assistants: [], failed: false, now: 0, busy: false }
+
+  it('lets the GM say when an AI seat acts on its own, and sends only a change', async () => {
+    const w = mount(GmSeatRow, { props: { ...props, seat: tony, typing: false } })
+    const select = w.find<HTMLSelectElement>(q('gm-seat-reacts'))
+    expect(select.element.value).toBe('addressed')
+    expect(select.findAll('option').map((o) => o.text())).toEqual(['always', 'when addressed', 'only when I say'])
+    await select.setValue('gm')
+    expect(w.emitted('update')).toEqual([[{ ai_reacts: 'gm' }]])
+    await w.setProps({ seat: { ...tony, ai_reacts: 'gm' } })
+    expect(select.element.value).toBe('gm')
+    await select.setValue('gm') // what it already does: nothing to send
+    await select.setValue('always')
+    expect(w.emitted('update')).toEqual([[{ ai_reacts: 'gm' }], [{ ai_reacts: 'always' }]])
+  })
+
+  it('offers no reacting choice for a seat a person plays or nobody does', () => {
+    expect(mount(GmSeatRow, { props: { ...props, seat: alice, typing: false } }).find(q('gm-seat-reacts')).exists()).toBe(false)
+  })
+
+  it('shows an AI seat thinking and a player typing', () => {
+    expect(mount(GmSeatRow, { props: { ...props, seat: tony, typing: true } }).find(q('gm-seat-typing')).text()).toBe('thinking…')
+    expect(mount(GmSeatRow, { props: { ...props, seat: alice, typing: true } }).find(q('gm-seat-typing')).text()).toBe('typing…')
+  })
 })

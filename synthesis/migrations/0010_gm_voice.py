@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('synthesis', '0008_authoring_models'),
+        ('synthesis', '0009_seat_ai_reacts'),
     ]
 
     operations = [
