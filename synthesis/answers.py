@@ -243,3 +243,43 @@ class PassInfo(Body):
 
 class PassList(RootModel[list[PassInfo]]):
     """Every pass of the frame, oldest first."""
+
+
+class ExportOutcome(OutcomeBody):
+    """An outcome in an export: `number` counts the frame's outcomes (1, 2, 3…), where
+    `seq` counts every frame-wide event."""
+
+    number: int
+
+
+class ExportNarrative(NarrativeBody):
+    """A narrative in an export: whose story it is (`character`, the seat's public name),
+    who played the seat when it was written (`player`), the numbers of the outcomes it
+    tells (`outcomes`) and the outcome it follows in the story (`after_outcome`, 0: before
+    the first)."""
+
+    character: str
+    player: str | None
+    outcomes: list[int]
+    after_outcome: int
+
+
+class FrameExport(Body):
+    """A frame's story as one reader may keep it: the GM's holds every seat's narratives,
+    every intention and the guard's flags; a player's the outcomes everyone sees, their
+    own seats' narratives (and a shared frame's) and their own intentions."""
+
+    frame: Uuid
+    name: str
+    production_name: str
+    status: FrameStatus
+    mode: FrameMode
+    exported_at: Stamp
+    reader: Literal["gm", "player"]
+    my_seats: list[Uuid]
+    seats: list[SeatBody]
+    outcomes: list[ExportOutcome] = Field(description="Oldest first, numbered 1, 2, 3….")
+    narratives: list[ExportNarrative] = Field(description="Oldest first.")
+    intentions: list[LiquidBody] = Field(
+        description="The GM's: every live intention; a player's: their own."
+    )

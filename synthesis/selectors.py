@@ -4,7 +4,7 @@ shared frame's narratives, which are everyone's)."""
 
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from lmix.models import LLMCall
 
@@ -140,6 +140,28 @@ def talk_recent(*, frame_id: object) -> list[dict[str, Any]]:
     return [talk_body(t) for t in list(newest.order_by("-created_at", "-id")[:TALK_KEPT])[::-1]]
 
 
+def liquid_seen(access: FrameAccess) -> QuerySet[Liquid]:
+    """The frame's live liquid rows this reader may know of (their text only where
+    `liquid_readable`): the GM's every one. A seat's previous players' intentions are not
+    its new player's (`previous_players`): not even their rows."""
+    live_liquid = Liquid.objects.filter(frame=access.frame).exclude(status=LiquidStatus.WITHDRAWN)
+    if access.is_gm:
+        return live_liquid
+    return live_liquid.exclude(
+        Q(seat_id__in=access.seat_ids) & Q(author__isnull=False) & ~Q(author_id=access.user_id)
+    )
+
+
+def narratives_readable(access: FrameAccess) -> QuerySet[Narrative]:
+    """The narratives this reader may read, oldest first, with who wrote them: the GM's
+    every one; a player's their seats' (a seat's narratives are its character's story, its
+    new player's too) and a shared frame's, which are everyone's."""
+    narratives = Narrative.objects.filter(frame=access.frame).select_related("user")
+    if access.is_gm:
+        return narratives
+    return narratives.filter(Q(seat_id__in=access.seat_ids) | Q(shared=True))
+
+
 def frame_view(access: FrameAccess) -> dict[str, Any]:
     """GET /api/frames/{id}: this reader's snapshot. `seq` is read first, so an event after
     it may also be in the snapshot (the client drops it as stale), but none before it can
@@ -148,16 +170,8 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
     seq = Frame.objects.values_list("seq", flat=True).get(pk=frame.pk)
     frame.refresh_from_db()
     seats = seats_load(frame=frame)
-    live_liquid = Liquid.objects.filter(frame=frame).exclude(status=LiquidStatus.WITHDRAWN)
-    narratives = Narrative.objects.filter(frame=frame).select_related("user")
-    if not access.is_gm:
-        # A seat's narratives are its character's story, its new player's too; its previous
-        # players' intentions are not theirs (`previous_players`): not even their rows.
-        live_liquid = live_liquid.exclude(
-            Q(seat_id__in=access.seat_ids) & Q(author__isnull=False) & ~Q(author_id=access.user_id)
-        )
-        narratives = narratives.filter(Q(seat_id__in=access.seat_ids) | Q(shared=True))
-    narratives = list(narratives)
+    live_liquid = liquid_seen(access)
+    narratives = list(narratives_readable(access))
     windows = Window.objects.filter(
         Q(status__in=[WindowStatus.OPEN, WindowStatus.FIRING, WindowStatus.FAILED]), frame=frame
     )

@@ -4,7 +4,7 @@ from django.urls import re_path
 
 from lmix.urls_router import UUID_PATTERN
 
-from . import apis, ban_apis, budget_api
+from . import apis, ban_apis, budget_api, export_api
 
 
 def uuid_arg(name: str) -> str:
@@ -49,6 +49,9 @@ urlpatterns = [
     re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
     re_path(
         rf"^frames/{FRAME}/budget/?$", budget_api.FrameBudgetApi.as_view(), name="frame-budget"
+    ),
+    re_path(
+        rf"^frames/{FRAME}/export/?$", export_api.FrameExportApi.as_view(), name="frame-export"
     ),
     re_path(rf"^frames/{FRAME}/liquid/?$", apis.FrameLiquidApi.as_view(), name="frame-liquid"),
     re_path(rf"^frames/{FRAME}/talk/?$", apis.FrameTalkApi.as_view(), name="frame-talk"),

@@ -889,6 +889,21 @@ e2e(
         await p.getByTestId('table-toggle').click()
         await expectVisible(p.getByTestId('seat-list'))
         await noHorizontalScroll(p, 'the player page with the table open')
+
+        // The story so far sits in the table panel: its downloads in view, the whole story in a
+        // dialog that fits, and the Markdown export an attachment holding the player's story.
+        const recap = p.getByTestId('story-recap')
+        await expectText(recap.getByTestId('recap-count'), '1 passage')
+        const md = recap.getByTestId('export-md')
+        const box = await md.boundingBox()
+        assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `the Markdown download is out of view: ${JSON.stringify(box)}`)
+        const exported = await p.request.get(await md.getAttribute('href'))
+        assert.equal(exported.status(), 200)
+        assert.match(exported.headers()['content-disposition'], /^attachment; filename=".+\.md"$/)
+        assert.ok((await exported.text()).includes('## Cast'))
+        await recap.getByTestId('recap-read').click()
+        await expectCount(p.getByTestId('recap-passage'), 1)
+        await noHorizontalScroll(p, 'the story so far, read in its dialog')
       })
 
       await step('on a phone the GM sees every persona’s buttons and every cast member', async () => {

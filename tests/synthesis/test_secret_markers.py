@@ -1,8 +1,9 @@
 """Secrets stay where they belong, for generated tables: a marker is planted in every secret
 (each character's internal truth, each group's internal truth, a real name behind a public
 one) and a whole loop runs (submit, soft pass, commit, medium pass) for the seats that
-act. No marker reaches a soft or medium prompt, a socket event or a REST answer of anyone
-the rules of DESIGN.md §3 keep it from: they are written here independently of the code."""
+act. No marker reaches a soft or medium prompt, a socket event or a REST answer (exports
+too) of anyone the rules of DESIGN.md §3 keep it from: they are written here independently
+of the code."""
 
 import json
 import re
@@ -224,9 +225,13 @@ def test_no_marker_reaches_a_prompt_event_or_answer_of_anyone_who_may_not_know_i
             if group == seat_group(frame.pk, seat.pk):
                 assert not found(forbidden(table, index, tag), message), group
 
+    exports = [f"/api/frames/{frame.pk}/export?format={kind}" for kind in ("json", "md")]
     for index, player in enumerate(players):
         client = logged_in_client(player)
-        for url in (f"/api/frames/{frame.pk}", "/api/frames"):
+        for url in (f"/api/frames/{frame.pk}", "/api/frames", *exports):
             answer = client.get(url)
             assert answer.status_code == 200
-            assert not found(forbidden(table, index, tag), answer.json()), url
+            assert not found(forbidden(table, index, tag), answer.content.decode()), url
+            if url in exports and table.mode == "per_character" and index == actor:
+                # The control: the actor's story, which tells its own inner truth, is there.
+                assert f"P{actor}-INTERNAL-{tag}" in answer.content.decode(), url

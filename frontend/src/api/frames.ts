@@ -1,4 +1,4 @@
-/** Frames (live scenes): create, list, read, join; the GM's seat changes and controls; liquid; passes; the socket URL. */
+/** Frames (live scenes): create, list, read, join, export; the GM's seat changes and controls; liquid; passes; the socket URL. */
 import { http } from './http'
 import type {
   FrameBan,
@@ -29,6 +29,10 @@ export const createFrame = (productionId: string, input: FrameCreateInput) =>
   http.post<FrameView>(`/api/productions/${encodeURIComponent(productionId)}/frames`, input)
 
 export const getFrame = (id: string) => http.get<FrameView>(one(id))
+
+export type ExportFormat = 'md' | 'json'
+/** My story of the frame to download (the GM's: every seat's), sent as an attachment: a plain link (the session cookie goes with it). */
+export const exportUrl = (id: string, format: ExportFormat) => `${one(id)}/export?format=${format}`
 
 /** Take an open seat with an invite code (404 wrong code, 409 taken / closed / already seated). */
 export const joinFrame = (inviteCode: string, seat: string) =>

@@ -323,6 +323,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/frames/{frame_id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Your story of the frame to keep, as JSON or Markdown: its cast, every outcome
+         *     (numbered 1, 2, 3…) and the narratives you may read, in order, and your intentions.
+         *     The GM's export holds every seat's story and every intention; a player's only their
+         *     own. Anyone else gets 404.
+         */
+        get: operations["frames_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/frames/{frame_id}/invite/": {
         parameters: {
             query?: never;
@@ -1241,6 +1263,59 @@ export type components = {
             draft: string;
         };
         /**
+         * ExportNarrative
+         * @description A narrative in an export: whose story it is (`character`, the seat's public name),
+         *     who played the seat when it was written (`player`), the numbers of the outcomes it
+         *     tells (`outcomes`) and the outcome it follows in the story (`after_outcome`, 0: before
+         *     the first).
+         */
+        ExportNarrative: {
+            id: string;
+            seat: string;
+            user: number | null;
+            text: string;
+            token_count: number;
+            outcome_ids: string[];
+            liquid_ids: string[];
+            trigger: string;
+            pscale: number;
+            shared: boolean;
+            status: components["schemas"]["NarrativeStatus"];
+            created_at: string;
+            character: string;
+            player: string | null;
+            outcomes: number[];
+            after_outcome: number;
+        };
+        /**
+         * ExportOutcome
+         * @description An outcome in an export: `number` counts the frame's outcomes (1, 2, 3…), where
+         *     `seq` counts every frame-wide event.
+         */
+        ExportOutcome: {
+            id: string;
+            seq: number;
+            seat: string | null;
+            actions_resolved: {
+                seat: string;
+                action: string;
+                result: string;
+            }[];
+            world_facts: string[];
+            interrupts: {
+                seat: string;
+                reason: string;
+            }[];
+            witnesses: string[];
+            created_at: string;
+            /** @default null */
+            flags?: {
+                kind: string;
+                detail: string;
+            }[];
+            number: number;
+        };
+        /**
          * FrameBanBody
          * @description A player the GM kicked: no seat of the frame until the GM allows them back.
          */
@@ -1288,6 +1363,29 @@ export type components = {
             soft_model?: string | null;
             /** Format: uuid */
             medium_model?: string | null;
+        };
+        /**
+         * FrameExport
+         * @description A frame's story as one reader may keep it: the GM's holds every seat's narratives,
+         *     every intention and the guard's flags; a player's the outcomes everyone sees, their
+         *     own seats' narratives (and a shared frame's) and their own intentions.
+         */
+        FrameExport: {
+            frame: string;
+            name: string;
+            production_name: string;
+            status: components["schemas"]["FrameStatus"];
+            mode: components["schemas"]["FrameMode"];
+            exported_at: string;
+            reader: components["schemas"]["ReaderEnum"];
+            my_seats: string[];
+            seats: components["schemas"]["SeatBody"][];
+            /** @description Oldest first, numbered 1, 2, 3…. */
+            outcomes: components["schemas"]["ExportOutcome"][];
+            /** @description Oldest first. */
+            narratives: components["schemas"]["ExportNarrative"][];
+            /** @description The GM's: every live intention; a player's: their own. */
+            intentions: components["schemas"]["LiquidBody"][];
         };
         FrameJoinRequest: {
             invite_code: string;
@@ -1947,6 +2045,8 @@ export type components = {
          * @enum {string}
          */
         Provider: "openai" | "openai_compatible" | "ollama" | "anthropic" | "offline";
+        /** @enum {string} */
+        ReaderEnum: "gm" | "player";
         SamplerPreset: {
             name: string;
             params: {
@@ -2757,6 +2857,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FrameView"];
+                };
+            };
+        };
+    };
+    frames_export_retrieve: {
+        parameters: {
+            query?: {
+                /** @description json (default) or md (Markdown); both are sent as attachments. */
+                format?: "json" | "md";
+            };
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameExport"];
+                    "text/markdown": string;
                 };
             };
         };

@@ -144,6 +144,8 @@ export type OutcomeFlag = NonNullable<Outcome['flags']>[number]
 export type NarrativeStatus = Schemas['NarrativeStatus']
 /** A character's prose (its player's and the GM's), or a shared frame's one prose (`shared`). */
 export type Narrative = Schemas['NarrativeBody']
+/** GET /api/frames/{id}/export?format=json: the reader's story to keep. */
+export type FrameExport = Schemas['FrameExport']
 
 export type WindowStatus = Schemas['WindowStatus']
 /** A character's timer. While the frame is paused `expires_at` is null and `remaining_seconds` kept. */

@@ -381,6 +381,11 @@ export function feedEntries(state: FrameState): FeedEntry[] {
   })
 }
 
+/** The reader's story so far: the narratives they read (a player's own seats' and a shared frame's; the GM's every one), in the feed's order, those with text. */
+export function storySoFar(state: FrameState): Narrative[] {
+  return feedEntries(state).flatMap((e) => (e.kind === 'narrative' && e.narrative.text.trim() ? [e.narrative] : []))
+}
+
 // ---------- presence ----------
 
 /** How long a "typing…" lasts without a new vapor (senders repeat it every few seconds). */

@@ -28,6 +28,7 @@ vi.mock('@/api/frames', () => ({
   setSpectators: vi.fn(),
   updateFrame: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
+  exportUrl: (id: string, format: string) => `/api/frames/${id}/export?format=${format}`,
   inviteLink: (code: string) => `http://test/join/${code}`,
   spectateLink: (code: string) => `http://test/watch/${code}`,
 }))
@@ -88,6 +89,9 @@ describe('FrameGmView', () => {
     expect(w.find(q('narrative-text')).text()).toBe('ALICE-ONLY prose.')
     expect(w.find(q('outcome-flag')).exists()).toBe(true)
     expect((w.find(q('invite-input')).element as HTMLInputElement).value).toBe('http://test/join/code123')
+    // The whole scene's story so far, each passage by its character, to download.
+    expect(w.find(q('recap-read')).text()).toContain('Alice')
+    expect(w.find(q('export-json')).attributes('href')).toBe('/api/frames/frame1/export?format=json')
   })
 
   it('lists passes with their LLM calls and retries a failed one', async () => {

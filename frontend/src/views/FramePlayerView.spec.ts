@@ -19,6 +19,7 @@ vi.mock('@/api/frames', () => ({
   commitLiquid: vi.fn(),
   leaveFrame: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
+  exportUrl: (id: string, format: string) => `/api/frames/${id}/export?format=${format}`,
 }))
 
 const q = (id: string) => `[data-testid="${id}"]`
@@ -59,6 +60,10 @@ describe('FramePlayerView', () => {
     FakeSocket.last!.push({ type: 'narrative.done', solid: 'n1', seat: SEATS.alice, narrative: makeNarrative({ id: 'n1', seat: SEATS.alice, text: 'The door creaks open.', token_count: 3, status: 'done' }) })
     await flushPromises()
     expect(w.find(q('narrative-text')).text()).toBe('The door creaks open.')
+    // The story so far follows the feed, with the player's export to download.
+    expect(w.find(q('recap-count')).text()).toBe('1 passage')
+    expect(w.find(q('recap-read')).text()).toContain('The door creaks open.')
+    expect(w.find(q('export-md')).attributes('href')).toBe('/api/frames/frame1/export?format=md')
   })
 
   it('says whom the round waits for once a window opens, and names the frame in the tab', async () => {
