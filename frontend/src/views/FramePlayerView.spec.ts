@@ -18,6 +18,7 @@ vi.mock('@/api/frames', () => ({
   withdrawLiquid: vi.fn(),
   commitLiquid: vi.fn(),
   leaveFrame: vi.fn(),
+  getSeatSheet: vi.fn(() => new Promise(() => {})),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
 }))
 
@@ -59,6 +60,11 @@ describe('FramePlayerView', () => {
     FakeSocket.last!.push({ type: 'narrative.done', solid: 'n1', seat: SEATS.alice, narrative: makeNarrative({ id: 'n1', seat: SEATS.alice, text: 'The door creaks open.', token_count: 3, status: 'done' }) })
     await flushPromises()
     expect(w.find(q('narrative-text')).text()).toBe('The door creaks open.')
+  })
+
+  it('shows the player’s character sheet for their own seat', async () => {
+    await mountView(makeFrameView({ seq: 1 }))
+    expect(api.getSeatSheet).toHaveBeenCalledWith('frame1', SEATS.alice)
   })
 
   it('shows others’ intentions without their text when the frame hides it', async () => {
