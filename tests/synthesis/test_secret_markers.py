@@ -1,8 +1,9 @@
 """Secrets stay where they belong, for generated tables: a marker is planted in every secret
 (each character's internal truth, each group's internal truth, a real name behind a public
 one) and a whole loop runs (submit, soft pass, commit, medium pass) for the seats that
-act. No marker reaches a soft or medium prompt, a socket event or a REST answer of anyone
-the rules of DESIGN.md §3 keep it from: they are written here independently of the code."""
+act. No marker reaches a soft or medium prompt, a socket event or a REST answer (a
+character sheet included) of anyone the rules of DESIGN.md §3 keep it from: they are
+written here independently of the code."""
 
 import json
 import re
@@ -230,3 +231,8 @@ def test_no_marker_reaches_a_prompt_event_or_answer_of_anyone_who_may_not_know_i
             answer = client.get(url)
             assert answer.status_code == 200
             assert not found(forbidden(table, index, tag), answer.json()), url
+        # The character sheet: all of its own, nothing of what it may not know.
+        sheet = client.get(f"/api/frames/{frame.pk}/seats/{seats[index].pk}/sheet")
+        assert sheet.status_code == 200
+        assert not found(forbidden(table, index, tag), sheet.json())
+        assert f"P{index}-INTERNAL-{tag}" in json.dumps(sheet.json())
