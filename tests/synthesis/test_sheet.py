@@ -27,6 +27,9 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
+# The user, the frame, the caller's seats, every seat with its persona, every seated
+# membership, the world, the scenario: one query each, whatever the cast's size.
+QUERIES = 7
 MARKER = re.compile(r"\b[A-Z]+-[A-Z-]+-MARKER\b")
 
 
@@ -258,3 +261,13 @@ def test_a_player_who_left_reads_the_sheet_no_more(table):
     seat_leave(seat=table.alice)
     response = logged_in_client(table.alice_player).get(table.url(table.alice))
     assert response.status_code == 404
+
+
+def test_reading_a_sheet_asks_the_database_a_fixed_number_of_questions(
+    table, django_assert_num_queries
+):
+    """No query per seat or per group (`QUERIES`): the compiler reads what
+    `seats_for_prompts` prefetched."""
+    client = logged_in_client(table.alice_player)
+    with django_assert_num_queries(QUERIES):
+        assert client.get(table.url(table.alice)).status_code == 200
