@@ -104,9 +104,9 @@ def knowledge_text(
 @dataclass(frozen=True)
 class GroupView:
     """An affiliation as the speaker sees it: its inside (`internal`) only from the inside,
-    empty otherwise."""
+    empty otherwise. Only what may be seen: no model instance rides along."""
 
-    affiliation: Affiliation
+    pk: object
     name: str
     universal: str
     external: str
@@ -127,17 +127,12 @@ class ParticipantView:
     """Another participant as the speaker knows them: their public face, their real name
     only when the speaker may know it, and the groups the speaker may see them in."""
 
-    persona: Persona
+    pk: object  # the persona's
     public_name: str
     real_name: str | None  # None: the speaker knows only the public name
     universal: str
     external: str
     affiliations: list[MembershipView]
-
-    @property
-    def name(self) -> str:
-        """What the speaker calls them (`name_for`)."""
-        return self.real_name or self.public_name
 
 
 @dataclass(frozen=True)
@@ -263,7 +258,7 @@ def name_for(persona: Persona, *, by: Persona) -> str:
 def _participant(other: Persona, member_of: set) -> ParticipantView:
     known_as = other.known_as.strip()
     return ParticipantView(
-        persona=other,
+        pk=other.pk,
         public_name=known_as or other.name,
         real_name=other.name if known_as and _knows_real_name(other, member_of) else None,
         universal=other.universal_truth,
@@ -306,7 +301,7 @@ def _knows_real_name(persona: Persona, member_of: set) -> bool:
 def _seen(group: Affiliation, member_of: set) -> GroupView:
     """A group as the speaker sees it: its inside only from the inside."""
     return GroupView(
-        affiliation=group,
+        pk=group.pk,
         name=group.name,
         universal=group.universal_truth,
         external=group.external_truth,

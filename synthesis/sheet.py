@@ -37,7 +37,7 @@ def seat_sheet(*, access: FrameAccess, seat_id: object) -> dict[str, Any]:
         world=production.world,
         scenario=production.scenario,
     )
-    views = {view.persona.pk: view for view in knowledge.others}
+    views = {view.pk: view for view in knowledge.others}
     return {
         "seat": str(seat.pk),
         "world": {"name": knowledge.world.name, "description": knowledge.world.description},
