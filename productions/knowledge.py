@@ -15,8 +15,10 @@ has no such group (neither listed with it nor, through it alone, among the known
 persona's `known_as` is the name everyone else sees; its real name only it and fellow
 members of a covert group it belongs to. A truth left empty is left out, with its label.
 
-The prompt is a list of `Section`s, so later passes add theirs (memories, recent
-experience) before `render` joins them.
+`knowledge_of` applies these rules once, into a `Knowledge` (data); `knowledge_sections`
+renders it as the prompt and synthesis/sheet.py as the player's character sheet, so the two
+cannot say different things. The prompt is a list of `Section`s, so later passes add theirs
+(memories, recent experience) before `render` joins them.
 """
 
 from collections.abc import Iterable, Sequence
@@ -99,26 +101,102 @@ def knowledge_text(
     return render(compile_knowledge(speaker=speaker, cast=cast, world=world, scenario=scenario))
 
 
-def compile_knowledge(
+@dataclass(frozen=True)
+class GroupView:
+    """An affiliation as the speaker sees it: its inside (`internal`) only from the inside,
+    empty otherwise. Only what may be seen: no model instance rides along."""
+
+    pk: object
+    name: str
+    universal: str
+    external: str
+    internal: str
+
+
+@dataclass(frozen=True)
+class MembershipView:
+    """One group of a persona, as the speaker sees it. A covert one is seen only by the
+    persona itself and fellow members."""
+
+    group: GroupView
+    covert: bool
+
+
+@dataclass(frozen=True)
+class ParticipantView:
+    """Another participant as the speaker knows them: their public face, their real name
+    only when the speaker may know it, and the groups the speaker may see them in."""
+
+    pk: object  # the persona's
+    public_name: str
+    real_name: str | None  # None: the speaker knows only the public name
+    universal: str
+    external: str
+    affiliations: list[MembershipView]
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """Everything one speaker may know of the setting, itself and the others (DESIGN.md §3):
+    what `compile_knowledge` renders into a prompt and the player's character sheet shows.
+    The speaker's own persona is all theirs; everything else is only what they may see."""
+
+    world: World
+    scenario: Scenario
+    speaker: Persona
+    own: list[MembershipView]
+    others: list[ParticipantView]
+    known: list[GroupView]
+
+
+def knowledge_of(
     *, speaker: Persona, cast: Sequence[Persona], world: World, scenario: Scenario
-) -> list[Section]:
-    """Compile the prompt of one speaker, section by section. Pure when the personas'
-    memberships are prefetched (`memberships_prefetch`); otherwise those not yet loaded
-    are, in one query, and kept on the instances.
+) -> Knowledge:
+    """What one speaker may know, as data: the one place the visibility rules live. Pure when
+    the personas' memberships are prefetched (`memberships_prefetch`); otherwise those not
+    yet loaded are, in one query, and kept on the instances.
 
     Args:
         speaker: the persona whose knowledge this is.
         cast: every participating persona (the speaker may be among them).
         world, scenario: the production's setting.
-    Returns:
-        WORLD, SCENARIO, YOU ARE, then YOUR AFFILIATIONS, OTHER PARTICIPANTS and KNOWN
-        AFFILIATIONS when they have anything to say.
     """
     _memberships_load([speaker, *cast])
     own = _memberships_of(speaker)
     member_of = {membership.affiliation_id for membership in own}
     others = _unique(persona for persona in cast if persona.pk != speaker.pk)
+    known = _unique(
+        [m.affiliation for m in own]
+        + [m.affiliation for other in others for m in _visible(other, member_of)]
+    )
+    return Knowledge(
+        world=world,
+        scenario=scenario,
+        speaker=speaker,
+        own=[MembershipView(_seen(m.affiliation, member_of), m.covert) for m in own],
+        others=[_participant(other, member_of) for other in others],
+        known=[_seen(group, member_of) for group in known],
+    )
 
+
+def compile_knowledge(
+    *, speaker: Persona, cast: Sequence[Persona], world: World, scenario: Scenario
+) -> list[Section]:
+    """Compile the prompt of one speaker, section by section: `knowledge_sections` of
+    `knowledge_of` (which says when this reads the database).
+
+    Returns:
+        WORLD, SCENARIO, YOU ARE, then YOUR AFFILIATIONS, OTHER PARTICIPANTS and KNOWN
+        AFFILIATIONS when they have anything to say.
+    """
+    return knowledge_sections(
+        knowledge_of(speaker=speaker, cast=cast, world=world, scenario=scenario)
+    )
+
+
+def knowledge_sections(knowledge: Knowledge) -> list[Section]:
+    """A speaker's knowledge as the sections of its prompt."""
+    world, scenario, speaker = knowledge.world, knowledge.scenario, knowledge.speaker
     sections = [
         Section(f"WORLD: {world.name}", world.description.strip(), SectionKey.WORLD),
         Section(f"SCENARIO: {scenario.name}", scenario.description.strip(), SectionKey.SCENARIO),
@@ -136,30 +214,26 @@ def compile_knowledge(
             SectionKey.YOU,
         ),
     ]
-    if own:
+    if knowledge.own:
         lines = []
-        for membership in own:
-            group = membership.affiliation
+        for membership in knowledge.own:
+            group = membership.group
             name = f"{group.name} (covert: only fellow members know you belong)"
             lines += _item(
                 name if membership.covert else group.name,
                 _truths(
-                    ("Universal", group.universal_truth),
-                    ("Internal (shared with members)", group.internal_truth),
+                    ("Universal", group.universal),
+                    ("Internal (shared with members)", group.internal),
                 ),
             )
         sections.append(Section("YOUR AFFILIATIONS:", _lines(lines), SectionKey.YOUR_AFFILIATIONS))
-    if others:
-        lines = [line for other in others for line in _participant(other, member_of)]
+    if knowledge.others:
+        lines = [line for other in knowledge.others for line in _participant_lines(other)]
         sections.append(
             Section("OTHER PARTICIPANTS:", _lines(lines), SectionKey.OTHER_PARTICIPANTS)
         )
-    known = _unique(
-        [m.affiliation for m in own]
-        + [m.affiliation for other in others for m in _visible(other, member_of)]
-    )
-    if known:
-        lines = [line for group in known for line in _item(group.name, _seen(group, member_of))]
+    if knowledge.known:
+        lines = [line for group in knowledge.known for line in _group_lines(group)]
         sections.append(
             Section("KNOWN AFFILIATIONS:", _lines(lines), SectionKey.KNOWN_AFFILIATIONS)
         )
@@ -181,25 +255,36 @@ def name_for(persona: Persona, *, by: Persona) -> str:
     return persona.name if _knows_real_name(persona, member_of) else persona.known_as.strip()
 
 
-def _participant(other: Persona, member_of: set) -> list[str]:
+def _participant(other: Persona, member_of: set) -> ParticipantView:
     known_as = other.known_as.strip()
-    if not known_as:
-        heading = other.name
-    elif _knows_real_name(other, member_of):
-        heading = f"{other.name} (known to others as {known_as})"
-    else:
-        heading = known_as
-    lines = _truths(
-        ("Universal", other.universal_truth),
-        ("External (how you see them)", other.external_truth),
+    return ParticipantView(
+        pk=other.pk,
+        public_name=known_as or other.name,
+        real_name=other.name if known_as and _knows_real_name(other, member_of) else None,
+        universal=other.universal_truth,
+        external=other.external_truth,
+        affiliations=[
+            MembershipView(_seen(m.affiliation, member_of), m.covert)
+            for m in _visible(other, member_of)
+        ],
     )
-    visible = _visible(other, member_of)
-    if visible:
+
+
+def _participant_lines(other: ParticipantView) -> list[str]:
+    if other.real_name:
+        heading = f"{other.real_name} (known to others as {other.public_name})"
+    else:
+        heading = other.public_name
+    lines = _truths(
+        ("Universal", other.universal),
+        ("External (how you see them)", other.external),
+    )
+    if other.affiliations:
         lines.append("- Affiliations:")
-        for membership in visible:
-            group = membership.affiliation
+        for membership in other.affiliations:
+            group = membership.group
             name = f"{group.name} (covert: only fellow members know)"
-            item = _item(name if membership.covert else group.name, _seen(group, member_of))
+            item = _group_lines(group, name if membership.covert else group.name)
             lines.extend(f"  {line}" for line in item)
     return _item(heading, lines)
 
@@ -213,12 +298,26 @@ def _knows_real_name(persona: Persona, member_of: set) -> bool:
     return any(m.covert and m.affiliation_id in member_of for m in _memberships_of(persona))
 
 
-def _seen(group: Affiliation, member_of: set) -> list[str]:
+def _seen(group: Affiliation, member_of: set) -> GroupView:
     """A group as the speaker sees it: its inside only from the inside."""
-    layers = [("Universal", group.universal_truth), ("External", group.external_truth)]
-    if group.pk in member_of:
-        layers.append(("Internal (you are a member)", group.internal_truth))
-    return _truths(*layers)
+    return GroupView(
+        pk=group.pk,
+        name=group.name,
+        universal=group.universal_truth,
+        external=group.external_truth,
+        internal=group.internal_truth if group.pk in member_of else "",
+    )
+
+
+def _group_lines(group: GroupView, name: str | None = None) -> list[str]:
+    return _item(
+        name or group.name,
+        _truths(
+            ("Universal", group.universal),
+            ("External", group.external),
+            ("Internal (you are a member)", group.internal),
+        ),
+    )
 
 
 def _example_dialogue(speaker: Persona) -> list[str]:

@@ -283,3 +283,59 @@ class FrameExport(Body):
     intentions: list[LiquidBody] = Field(
         description="The GM's: every live intention; a player's: their own."
     )
+
+
+class SheetSetting(Body):
+    """The world or the scenario: shared by every character."""
+
+    name: str
+    description: str
+
+
+class SheetSelf(Body):
+    """The seat's own character: all of it is theirs to know."""
+
+    name: str = Field(description="The real name.")
+    public_name: str = Field(description="The name everyone else knows (its known_as).")
+    avatar_url: str
+    universal: str = Field(description="Who the character is to everyone.")
+    internal: str = Field(description="The character's secret: only it knows.")
+    external: str = Field(description="How the others see the character.")
+    style: str
+
+
+class SheetGroup(Body):
+    """An affiliation as the character sees it: `internal` (the group's secret) only when
+    the character is a member, empty otherwise."""
+
+    name: str
+    universal: str
+    external: str
+    internal: str
+    covert: bool = Field(description="A covert membership: only fellow members know of it.")
+
+
+class SheetOther(Body):
+    """Another seat's character as this one knows it: its public face, its real name only
+    where this character may know it, the groups this character sees it in."""
+
+    seat: Uuid
+    persona: Uuid
+    public_name: str
+    real_name: str | None = Field(description="Null: this character knows only the public name.")
+    avatar_url: str
+    universal: str
+    external: str = Field(description="How this character sees them.")
+    groups: list[SheetGroup]
+
+
+class CharacterSheet(Body):
+    """A seat's character sheet: exactly what its character's prompts may know of the
+    setting, itself, its groups and the others (productions/knowledge.py::knowledge_of)."""
+
+    seat: Uuid
+    world: SheetSetting
+    scenario: SheetSetting
+    me: SheetSelf
+    groups: list[SheetGroup]
+    others: list[SheetOther]

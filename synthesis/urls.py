@@ -4,7 +4,7 @@ from django.urls import re_path
 
 from lmix.urls_router import UUID_PATTERN
 
-from . import apis, ban_apis, budget_api, export_api
+from . import apis, ban_apis, budget_api, export_api, sheet_api
 
 
 def uuid_arg(name: str) -> str:
@@ -35,6 +35,11 @@ urlpatterns = [
         rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/?$",
         apis.SeatDetailApi.as_view(),
         name="seat-detail",
+    ),
+    re_path(
+        rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/sheet/?$",
+        sheet_api.SeatSheetApi.as_view(),
+        name="seat-sheet",
     ),
     re_path(rf"^frames/{FRAME}/invite/?$", apis.FrameInviteApi.as_view(), name="frame-invite"),
     *[

@@ -2,8 +2,8 @@
 (each character's internal truth, each group's internal truth, a real name behind a public
 one) and a whole loop runs (submit, soft pass, commit, medium pass) for the seats that
 act. No marker reaches a soft or medium prompt, a socket event or a REST answer (exports
-too) of anyone the rules of DESIGN.md §3 keep it from: they are written here independently
-of the code."""
+and character sheets too) of anyone the rules of DESIGN.md §3 keep it from: they are
+written here independently of the code."""
 
 import json
 import re
@@ -235,3 +235,8 @@ def test_no_marker_reaches_a_prompt_event_or_answer_of_anyone_who_may_not_know_i
             if url in exports and table.mode == "per_character" and index == actor:
                 # The control: the actor's story, which tells its own inner truth, is there.
                 assert f"P{actor}-INTERNAL-{tag}" in answer.content.decode(), url
+        # The character sheet: all of its own, nothing of what it may not know.
+        sheet = client.get(f"/api/frames/{frame.pk}/seats/{seats[index].pk}/sheet")
+        assert sheet.status_code == 200
+        assert not found(forbidden(table, index, tag), sheet.json())
+        assert f"P{index}-INTERNAL-{tag}" in json.dumps(sheet.json())

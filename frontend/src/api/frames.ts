@@ -1,6 +1,7 @@
 /** Frames (live scenes): create, list, read, join, export; the GM's seat changes and controls; liquid; passes; the socket URL. */
 import { http } from './http'
 import type {
+  CharacterSheet,
   FrameBan,
   FrameCreateInput,
   FrameSummary,
@@ -58,6 +59,10 @@ export const getSpectated = (code: string) => http.get<SpectatorView>(`/api/spec
 export function spectatorSocketUrl(code: string, loc: Pick<Location, 'protocol' | 'host'> = window.location): string {
   return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws/spectate/${encodeURIComponent(code)}/`
 }
+
+/** My character's sheet and the scene intro: what its prompts may know (the seat's player or the GM; others 404). */
+export const getSeatSheet = (frameId: string, seatId: string) =>
+  http.get<CharacterSheet>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/sheet`)
 
 /** Give up my seat (it opens again; my sockets close with 4403). */
 export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${one(frameId)}/leave`, { seat })

@@ -513,6 +513,26 @@ export type paths = {
         patch: operations["frames_seats_partial_update"];
         trace?: never;
     };
+    "/api/frames/{frame_id}/seats/{seat_id}/sheet/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The seat's character sheet and scene intro: exactly what its character's prompts
+         *     may know. Its current player's and the GM's; anyone else gets 404.
+         */
+        get: operations["frames_seats_sheet_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/frames/{frame_id}/spectators/": {
         parameters: {
             query?: never;
@@ -1251,6 +1271,19 @@ export type components = {
             model_name: string;
             model_id: string;
             provider: string;
+        };
+        /**
+         * CharacterSheet
+         * @description A seat's character sheet: exactly what its character's prompts may know of the
+         *     setting, itself, its groups and the others (productions/knowledge.py::knowledge_of).
+         */
+        CharacterSheet: {
+            seat: string;
+            world: components["schemas"]["SheetSetting"];
+            scenario: components["schemas"]["SheetSetting"];
+            me: components["schemas"]["SheetSelf"];
+            groups: components["schemas"]["SheetGroup"][];
+            others: components["schemas"]["SheetOther"][];
         };
         Csrf: {
             csrfToken: string;
@@ -2097,6 +2130,62 @@ export type components = {
          * @enum {string}
          */
         SeatUpdateAiReactsEnum: "always" | "addressed" | "gm";
+        /**
+         * SheetGroup
+         * @description An affiliation as the character sees it: `internal` (the group's secret) only when
+         *     the character is a member, empty otherwise.
+         */
+        SheetGroup: {
+            name: string;
+            universal: string;
+            external: string;
+            internal: string;
+            /** @description A covert membership: only fellow members know of it. */
+            covert: boolean;
+        };
+        /**
+         * SheetOther
+         * @description Another seat's character as this one knows it: its public face, its real name only
+         *     where this character may know it, the groups this character sees it in.
+         */
+        SheetOther: {
+            seat: string;
+            persona: string;
+            public_name: string;
+            /** @description Null: this character knows only the public name. */
+            real_name: string | null;
+            avatar_url: string;
+            universal: string;
+            /** @description How this character sees them. */
+            external: string;
+            groups: components["schemas"]["SheetGroup"][];
+        };
+        /**
+         * SheetSelf
+         * @description The seat's own character: all of it is theirs to know.
+         */
+        SheetSelf: {
+            /** @description The real name. */
+            name: string;
+            /** @description The name everyone else knows (its known_as). */
+            public_name: string;
+            avatar_url: string;
+            /** @description Who the character is to everyone. */
+            universal: string;
+            /** @description The character's secret: only it knows. */
+            internal: string;
+            /** @description How the others see the character. */
+            external: string;
+            style: string;
+        };
+        /**
+         * SheetSetting
+         * @description The world or the scenario: shared by every character.
+         */
+        SheetSetting: {
+            name: string;
+            description: string;
+        };
         SignupInputRequest: {
             username: string;
             password: string;
@@ -3091,6 +3180,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SeatBody"];
+                };
+            };
+        };
+    };
+    frames_seats_sheet_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                seat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CharacterSheet"];
                 };
             };
         };

@@ -157,6 +157,15 @@ export type FrameView = Schemas['FrameView']
 export type FrameBan = Schemas['FrameBanBody']
 /** GET /api/frames/{id}/budget (GM): this minute's model use against the frame's limits. */
 export type FrameBudget = Schemas['FrameBudget']
+/**
+ * GET /api/frames/{id}/seats/{seat}/sheet (the seat's player or the GM): the character sheet
+ * and scene intro, exactly what the character's prompts may know.
+ */
+export type CharacterSheet = Schemas['CharacterSheet']
+/** A group as the sheet's character sees it: `internal` empty unless a member. */
+export type SheetGroup = Schemas['SheetGroup']
+/** Another character as the sheet's character knows them: public face, real name only if shared. */
+export type SheetOther = Schemas['SheetOther']
 
 /** Why a pass plays on its model: the GM chose it for the frame, the character's assistant's, the cast's most common, the GM's default. */
 export type ModelSource = Schemas['SourceEnum']

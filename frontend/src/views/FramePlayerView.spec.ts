@@ -18,6 +18,7 @@ vi.mock('@/api/frames', () => ({
   withdrawLiquid: vi.fn(),
   commitLiquid: vi.fn(),
   leaveFrame: vi.fn(),
+  getSeatSheet: vi.fn(() => new Promise(() => {})),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
   exportUrl: (id: string, format: string) => `/api/frames/${id}/export?format=${format}`,
 }))
@@ -74,6 +75,11 @@ describe('FramePlayerView', () => {
     await flushPromises()
     expect(w.find(q('waiting-for')).text()).toBe('Waiting for you to commit')
     expect(w.find(q('alerts-toggle')).attributes('aria-pressed')).toBe('false')
+  })
+
+  it('shows the player’s character sheet for their own seat', async () => {
+    await mountView(makeFrameView({ seq: 1 }))
+    expect(api.getSeatSheet).toHaveBeenCalledWith('frame1', SEATS.alice)
   })
 
   it('shows others’ intentions without their text when the frame hides it', async () => {

@@ -1,0 +1,21 @@
+"""REST endpoint of a seat's character sheet (synthesis/sheet.py)."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lmix.answers import answer
+
+from .answers import CharacterSheet
+from .frame_selectors import frame_access_or_404
+from .sheet import seat_sheet
+
+
+class SeatSheetApi(APIView):
+    @extend_schema(request=None, responses={200: CharacterSheet})
+    def get(self, request: Request, frame_id: str, seat_id: str) -> Response:
+        """The seat's character sheet and scene intro: exactly what its character's prompts
+        may know. Its current player's and the GM's; anyone else gets 404."""
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        return answer(CharacterSheet, seat_sheet(access=access, seat_id=seat_id))
