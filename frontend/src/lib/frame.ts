@@ -47,6 +47,9 @@ export interface Applied {
   resync: boolean
 }
 
+/** The longest intention the server takes (synthesis/models.py LIQUID_MAX; tests/synthesis/test_limits.py keeps them equal). */
+export const LIQUID_MAX = 4000
+
 export const LIVE_WINDOWS: readonly WindowStatus[] = ['open', 'firing', 'failed']
 const byId = <T extends { id: string }>(rows: T[]): Record<string, T> => Object.fromEntries(rows.map((r) => [r.id, r]))
 
