@@ -10,6 +10,7 @@ import {
   isNewerLiquid,
   liquidReadable,
   mergeSnapshot,
+  modeWords,
   narrativePosition,
   playerNotices,
   pscaleInfo,
@@ -361,6 +362,16 @@ describe('what a player reads', () => {
 })
 
 describe('small readings', () => {
+  it('says a shared frame is one story for everyone, never "your own story"', () => {
+    const shared = modeWords('shared')
+    for (const text of Object.values(shared)) expect(text).not.toMatch(/own stor|only their story/)
+    expect(shared.badge).toBe('shared story')
+    expect(shared.start).toContain('same story')
+    const own = modeWords('per_character')
+    expect(own.badge).toBe('own stories')
+    expect(own.start).toContain('your own story')
+  })
+
   it('gives each time scale its meaning', () => {
     expect(pscaleInfo(-1)).toEqual({ label: '−1', meaning: 'about a minute' })
     expect(pscaleInfo(0).meaning).toBe('5–10 minutes')

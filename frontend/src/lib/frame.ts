@@ -419,6 +419,35 @@ export function withLocalLiquid(state: FrameState, l: Liquid): FrameState {
 
 // ---------- what a player is told ----------
 
+/** How a frame's mode is said on its pages: a shared story is one prose everyone reads. */
+export interface ModeWords {
+  /** The badge ("shared story" / "own stories"). */
+  badge: string
+  /** The badge's title. */
+  title: string
+  /** A first-time player's page before anything happened. */
+  start: string
+  /** The invite page, over the seats to choose from. */
+  choose: string
+}
+
+export function modeWords(mode: FrameInfo['mode']): ModeWords {
+  if (mode === 'shared') {
+    return {
+      badge: 'shared story',
+      title: 'Everyone reads the same prose',
+      start: 'Write what your character does. When you commit, the scene moves on at once: everyone sees what happened and reads the same story.',
+      choose: 'Choose the character you will play. Everyone at the table reads one shared story.',
+    }
+  }
+  return {
+    badge: 'own stories',
+    title: 'Each character gets their own story',
+    start: 'Write what your character does. When you commit, your window opens; when it closes, everyone sees what happened and you read your own story.',
+    choose: 'Choose the character you will play. You will read only their story.',
+  }
+}
+
 /** Why a frame's socket closed for good with 4404, as its pages say it. */
 export interface FrameEnd {
   kind: 'ended' | 'deleted'
