@@ -359,7 +359,8 @@ export function pscaleInfo(p: number): { label: string; meaning: string } {
 // ---------- the feed ----------
 
 export type FeedEntry =
-  | { kind: 'outcome'; key: string; at: string; outcome: Outcome }
+  /** `number`: the outcome's place in the frame (1, 2, 3… by seq), what readers see; seq stays for syncing. */
+  | { kind: 'outcome'; key: string; at: string; outcome: Outcome; number: number }
   | { kind: 'narrative'; key: string; at: string; narrative: Narrative }
 
 /**
@@ -368,7 +369,8 @@ export type FeedEntry =
  */
 export function feedEntries(state: FrameState): FeedEntry[] {
   const entries: FeedEntry[] = [
-    ...state.outcomes.map((o) => ({ kind: 'outcome' as const, key: `o:${o.id}`, at: o.created_at, outcome: o })),
+    // state.outcomes is kept in seq order: its index is the outcome's number in the frame.
+    ...state.outcomes.map((o, i) => ({ kind: 'outcome' as const, key: `o:${o.id}`, at: o.created_at, outcome: o, number: i + 1 })),
     ...Object.values(state.narratives).map((n) => ({ kind: 'narrative' as const, key: `n:${n.id}`, at: n.created_at, narrative: n })),
   ]
   const rank = (e: FeedEntry) => (e.kind === 'outcome' ? 0 : 1)

@@ -11,7 +11,7 @@ const nameOf = (seat: string) => names[seat] ?? 'Someone'
 function mountEntry(entry: FeedEntry, gm = false) {
   return mount(FeedItem, { props: { entry, nameOf, mySeats: gm ? [] : [SEATS.alice], gm } })
 }
-const outcomeEntry = (o: ReturnType<typeof makeOutcome>): FeedEntry => ({ kind: 'outcome', key: `o:${o.id}`, at: o.created_at, outcome: o })
+const outcomeEntry = (o: ReturnType<typeof makeOutcome>, number = 1): FeedEntry => ({ kind: 'outcome', key: `o:${o.id}`, at: o.created_at, outcome: o, number })
 const narrativeEntry = (n: ReturnType<typeof makeNarrative>): FeedEntry => ({ kind: 'narrative', key: `n:${n.id}`, at: n.created_at, narrative: n })
 
 describe('FeedItem', () => {
@@ -34,6 +34,13 @@ describe('FeedItem', () => {
     expect(w.findAll(q('result-chip')).map((c) => c.classes())).toEqual([expect.arrayContaining(['badge-success']), expect.arrayContaining(['badge-warning'])])
     expect(w.find(q('outcome-fact')).text()).toBe('The rail is broken.')
     expect(w.find(q('outcome-interrupt')).text()).toContain('You are interrupted: You are falling.')
+  })
+
+  it("numbers an outcome by its place in the frame, not by its event seq", () => {
+    const w = mountEntry(outcomeEntry(makeOutcome({ id: 'o9', seq: 42 }), 3))
+    expect(w.find(q('outcome-number')).text()).toMatch(/^#3\b/)
+    expect(w.text()).not.toContain('#42')
+    expect(w.find(q('feed-outcome')).attributes('data-seq')).toBe('42')
   })
 
   it('renders actions and facts as story lines: actions in italics, speech marked, typed HTML as text', () => {
