@@ -13,7 +13,7 @@ afterEach(() => {
 describe('GmSeatRow', () => {
   it('asks before kicking, saying the player cannot rejoin until allowed back, then opens the seat', async () => {
     const w = mount(GmSeatRow, {
-      props: { seat: alice, assistants: [], typing: false, failed: false, now: 0, busy: false },
+      props: { seat: alice, assistants: [], typing: false, online: false, failed: false, now: 0, busy: false },
       attachTo: document.body,
     })
     await w.find(q('gm-seat-kick')).trigger('click')
