@@ -2,6 +2,7 @@ import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
 import type { FeedEntry } from '@/lib/frame'
 import { makeNarrative, makeOutcome, makeSeat, SEATS } from '@/test/factories'
+import { isolation, RTL } from '@/test/bidi'
 import FeedItem from './FeedItem.vue'
 
 const q = (id: string) => `[data-testid="${id}"]`
@@ -34,6 +35,30 @@ describe('FeedItem', () => {
     expect(w.findAll(q('result-chip')).map((c) => c.classes())).toEqual([expect.arrayContaining(['badge-success']), expect.arrayContaining(['badge-warning'])])
     expect(w.find(q('outcome-fact')).text()).toBe('The rail is broken.')
     expect(w.find(q('outcome-interrupt')).text()).toContain('You are interrupted: You are falling.')
+  })
+
+  it('lays out every name and text written by players or the model in its own direction (RTL with quotes)', () => {
+    const rtlNames = (seat: string) => `${RTL}-${seat}`
+    const o = makeOutcome({
+      id: 'o1',
+      seq: 4,
+      actions_resolved: [{ seat: SEATS.bob, action: RTL, result: 'success' }],
+      world_facts: [RTL],
+      interrupts: [{ seat: SEATS.bob, reason: RTL }],
+      flags: [{ kind: 'secret', detail: RTL }],
+    })
+    const bones = mount(FeedItem, { props: { entry: outcomeEntry(o), nameOf: rtlNames, mySeats: [], gm: true } })
+    const outcomeIsolation = isolation(bones.element)
+    expect(outcomeIsolation.length).toBeGreaterThanOrEqual(6)
+    expect(outcomeIsolation.every(Boolean)).toBe(true)
+
+    const n = makeNarrative({ id: 'n1', seat: SEATS.bob, text: `${RTL}\n\n${RTL}`, status: 'done' })
+    for (const gm of [true, false]) {
+      const flesh = mount(FeedItem, { props: { entry: narrativeEntry(n), nameOf: rtlNames, mySeats: [], gm } })
+      const fleshIsolation = isolation(flesh.element)
+      expect(fleshIsolation.length).toBeGreaterThanOrEqual(3) // the label's name and two paragraphs
+      expect(fleshIsolation.every(Boolean)).toBe(true)
+    }
   })
 
   it("numbers an outcome by its place in the frame, not by its event seq", () => {
