@@ -1333,6 +1333,10 @@ export type components = {
             models?: components["schemas"]["FrameModels"];
             /** @default null */
             budget?: components["schemas"]["FrameBudget"];
+            /** @default null */
+            gm_names?: {
+                [key: string]: string;
+            };
         };
         Head: {
             /**

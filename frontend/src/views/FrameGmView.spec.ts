@@ -197,6 +197,13 @@ describe('FrameGmView', () => {
     expect(dot(SEATS.alice).attributes('data-online')).toBe('false')
   })
 
+  it('names a covert character by its real name too, from the GM’s view', async () => {
+    const w = await mountView(gmView({ gm_names: { [SEATS.bob]: 'Detective Johnson' } }))
+    const row = (seat: string) => w.find(`[data-testid="gm-seat"][data-seat-id="${seat}"]`)
+    expect(row(SEATS.bob).find(q('gm-seat-real-name')).text()).toContain('Detective Johnson')
+    expect(row(SEATS.alice).find(q('gm-seat-real-name')).exists()).toBe(false)
+  })
+
   it('applies the guard’s late flags to an outcome', async () => {
     const w = await mountView(gmView({ outcomes: [makeOutcome({ id: 'o1', seq: 3 })] }), [])
     expect(w.find(q('outcome-flag')).exists()).toBe(false)

@@ -25,4 +25,15 @@ describe('GmSeatRow', () => {
     expect(w.emitted('update')).toEqual([[{ controller: 'open' }]])
     w.unmount()
   })
+  it("shows a covert character's real name beside its public one, and nothing more for the others", () => {
+    const bob = makeSeat({ id: SEATS.bob, name: 'Bob Wilson', user: 8, player: 'ben' })
+    const props = { assistants: [], typing: false, online: true, failed: false, now: 0, busy: false }
+    const covert = mount(GmSeatRow, { props: { ...props, seat: bob, realName: 'Detective Johnson' } })
+    expect(covert.find('.name').text()).toBe('Bob Wilson · really Detective Johnson')
+    expect(covert.find(q('gm-seat-real-name')).exists()).toBe(true)
+    expect(covert.find(q('seat-online')).attributes('data-online')).toBe('true')
+    const plain = mount(GmSeatRow, { props: { ...props, seat: alice } })
+    expect(plain.find('.name').text()).toBe('Alice')
+    expect(plain.find(q('gm-seat-real-name')).exists()).toBe(false)
+  })
 })
