@@ -345,6 +345,7 @@ SPECTACULAR_SETTINGS = {
         "FrameMode": "synthesis.models.FrameMode",
         "LiquidVisibility": "synthesis.models.LiquidVisibility",
         "SeatController": "synthesis.models.SeatController",
+        "AiReacts": "synthesis.models.AiReacts",
         "LiquidStatus": "synthesis.models.LiquidStatus",
         "WindowStatus": "synthesis.models.WindowStatus",
         "PassKind": "synthesis.models.PassKind",

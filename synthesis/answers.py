@@ -106,6 +106,9 @@ class FrameView(Body):
     talk: list[TalkBody] = Field(description="Table talk, oldest first (the newest 200).")
     models: FrameModels = optional()  # the GM's view only
     budget: FrameBudget = optional()  # the GM's view only
+    # The GM's view only: by seat id, the real name of each character who goes by another
+    # (its public name is the seat's `name`).
+    gm_names: dict[Uuid, str] = optional()
 
 
 class SpectatorView(Body):

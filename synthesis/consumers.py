@@ -15,6 +15,7 @@ from lmix.realtime.consumers import GroupConsumer
 from .frame_events import (
     notify_online,
     notify_presence,
+    notify_presence_ask,
     socket_groups,
     spectator_group,
 )
@@ -74,7 +75,10 @@ class FrameConsumer(FrameSocket):
     async def connect(self) -> None:
         await super().connect()
         if self.live:
-            self.announce(hello=True)
+            if self.seat_ids:
+                self.announce(hello=True)
+            else:  # the GM without a seat: nobody greets them otherwise
+                notify_presence_ask(self.frame_id)
             self.online = True
 
     async def left(self) -> None:
@@ -89,6 +93,9 @@ class FrameConsumer(FrameSocket):
     async def group_event(self, event: dict[str, Any]) -> None:
         await super().group_event(event)
         payload = event["payload"]
+        if self.live and payload.get("type") == "presence.ask":
+            self.announce()
+            return
         if not self.live or payload.get("type") != "presence" or "online" not in payload:
             return
         mine = payload.get("seat") in self.seat_ids

@@ -61,6 +61,14 @@ class Presence(Event):
     hello: bool = optional()
 
 
+class PresenceAsk(Event):
+    """A reader with no seat of their own (the GM) just connected: every player's socket
+    says it is here (the seatless reader has no seat to say hello for)."""
+
+    audiences = ("frame",)
+    type: Literal["presence.ask"]
+
+
 def stored(schema: dict[str, Any]) -> Any:
     """A stored model answer's field: any JSON when read, described to the OpenAPI schema
     and the frontend's types by `schema`."""
@@ -290,6 +298,7 @@ FRAME_EVENTS: tuple[type[Event], ...] = (
     FrameUpdated,
     TalkCreated,
     Presence,
+    PresenceAsk,
     LiquidEvent,
     PassFailed,
     NarrativeToken,

@@ -25,7 +25,7 @@ from lmix.realtime.wire import Event
 from lmix.seq import seq_next
 from productions.knowledge import public_name
 
-from .event_types import Presence, SeatBody
+from .event_types import Presence, PresenceAsk, SeatBody
 from .frame_selectors import FrameAccess
 from .models import Frame, Seat
 
@@ -129,6 +129,11 @@ def notify_presence(frame_id: object, seat_id: object, *, typing: bool) -> None:
     """Someone is typing for a seat: ephemeral, never numbered, never the text."""
     event = Presence(type="presence", seat=str(seat_id), typing=typing)
     group_send(frame_group(frame_id), event.wire())
+
+
+def notify_presence_ask(frame_id: object) -> None:
+    """A seatless reader (the GM) arrived: the players' sockets answer that they are here."""
+    group_send(frame_group(frame_id), PresenceAsk(type="presence.ask").wire())
 
 
 def notify_online(frame_id: object, seat_id: object, *, online: bool, hello: bool = False) -> None:

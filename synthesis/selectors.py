@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from lmix.models import LLMCall
+from productions.knowledge import public_name
 
 from .budget import budget_view
 from .frame_events import seat_body
@@ -205,6 +206,12 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         view["models"] = FrameModels(frame).view(seats)
         # This minute's model use against the frame's budget (GET .../budget refreshes it).
         view["budget"] = budget_view(frame_id=frame.pk)
+        # Who a covert character really is: the GM's to know, never a player's.
+        view["gm_names"] = {
+            str(seat.pk): seat.persona.name
+            for seat in seats
+            if public_name(seat.persona) != seat.persona.name
+        }
     return view
 
 

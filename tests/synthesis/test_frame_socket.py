@@ -38,7 +38,9 @@ def scene():
 
 
 def online(message: dict) -> bool:
-    return message.get("type") == "presence" and "online" in message
+    """Who-is-here chatter: a seat online or gone, or a seatless reader asking."""
+    kind = message.get("type")
+    return (kind == "presence" and "online" in message) or kind == "presence.ask"
 
 
 async def next_event(communicator: WebsocketCommunicator, timeout: float = 5) -> dict:
@@ -172,3 +174,21 @@ async def test_players_see_who_is_here_even_with_a_second_tab_closing():
         assert message["type"] == "presence"
     assert await bob_socket.receive_nothing(timeout=0.5)  # nobody answers for her now
     await bob_socket.disconnect()
+
+
+async def test_the_gm_without_a_seat_learns_who_is_already_here():
+    frame, seats, gm, alice, bob = await scene()
+    alice_seat = str(seats[0].id)
+    alice_socket = await ready(frame_socket(frame.id, alice))
+    assert (await alice_socket.receive_json_from(timeout=5))["hello"] is True  # her own hello
+    gm_socket = await ready(frame_socket(frame.id, gm))
+    # The GM has no seat to greet with: their socket asks, and Alice's answers.
+    here = {"type": "presence", "seat": alice_seat, "online": True}
+    heard = []
+    while here not in heard:
+        heard.append(await gm_socket.receive_json_from(timeout=5))
+    assert all(m["type"] in ("presence", "presence.ask") for m in heard)
+    # Bob has no socket open: nobody says he is here.
+    assert not any(m.get("seat") == str(seats[1].id) for m in heard)
+    for communicator in (alice_socket, gm_socket):
+        await communicator.disconnect()

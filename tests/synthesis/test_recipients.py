@@ -22,6 +22,7 @@ from synthesis.events import (
 )
 from synthesis.frame_events import (
     notify_presence,
+    notify_presence_ask,
     socket_groups,
 )
 from synthesis.frame_selectors import FrameAccess, frame_access
@@ -344,3 +345,9 @@ def test_table_talk_and_presence_go_to_the_frame_group_never_to_spectators(
     assert events(published) == [
         (g.frame, {"type": "presence", "seat": str(scene.alice.id), "typing": True})
     ]
+
+
+def test_a_seatless_readers_roll_call_goes_to_the_frame_group_never_to_spectators(scene, published):
+    g = names(scene.frame)
+    notify_presence_ask(scene.frame.id)  # the GM's socket arrived; players answer
+    assert events(published) == [(g.frame, {"type": "presence.ask"})]

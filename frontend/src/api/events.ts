@@ -13,6 +13,7 @@ export type FrameMessage =
   | FrameUpdated
   | TalkCreated
   | Presence
+  | PresenceAsk
   | LiquidEvent
   | PassFailed
   | NarrativeToken
@@ -224,6 +225,13 @@ export interface Presence {
   typing?: boolean
   online?: boolean
   hello?: boolean
+}
+/**
+ * A reader with no seat of their own (the GM) just connected: every player's socket
+ * says it is here (the seatless reader has no seat to say hello for).
+ */
+export interface PresenceAsk {
+  type: 'presence.ask'
 }
 export interface LiquidEvent {
   type:

@@ -1215,6 +1215,13 @@ export type components = {
             internal_truth?: string;
             external_truth?: string;
         };
+        /**
+         * @description * `always` - Always: any outcome it witnessed
+         *     * `addressed` - When addressed: outcomes that name, address or resolve it
+         *     * `gm` - Only when the GM advances the frame
+         * @enum {string}
+         */
+        AiReacts: "always" | "addressed" | "gm";
         Assistant: {
             /** Format: uuid */
             id: string;
@@ -1507,6 +1514,10 @@ export type components = {
             models?: components["schemas"]["FrameModels"];
             /** @default null */
             budget?: components["schemas"]["FrameBudget"];
+            /** @default null */
+            gm_names?: {
+                [key: string]: string;
+            };
         };
         GmNarrationRequest: {
             text: string;
@@ -1935,7 +1946,7 @@ export type components = {
             controller?: components["schemas"]["SeatController"];
             /** Format: uuid */
             assistant?: string | null;
-            ai_reacts?: components["schemas"]["SeatUpdateAiReactsEnum"];
+            ai_reacts?: components["schemas"]["AiReacts"];
         };
         PatchedTurnEditRequest: {
             content?: string;
@@ -2113,23 +2124,14 @@ export type components = {
             user: number | null;
             player: string | null;
             assistant: string | null;
-            ai_reacts: components["schemas"]["SeatBodyAiReactsEnum"];
+            ai_reacts: components["schemas"]["AiReacts"];
         };
-        /** @enum {string} */
-        SeatBodyAiReactsEnum: "always" | "addressed" | "gm";
         /** @enum {string} */
         SeatController: "open" | "human" | "ai";
         SeatLeaveRequest: {
             /** Format: uuid */
             seat: string;
         };
-        /**
-         * @description * `always` - Always: any outcome it witnessed
-         *     * `addressed` - When addressed: outcomes that name, address or resolve it
-         *     * `gm` - Only when the GM advances the frame
-         * @enum {string}
-         */
-        SeatUpdateAiReactsEnum: "always" | "addressed" | "gm";
         /**
          * SheetGroup
          * @description An affiliation as the character sees it: `internal` (the group's secret) only when

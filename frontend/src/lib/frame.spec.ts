@@ -12,6 +12,7 @@ import {
   isNewerLiquid,
   liquidReadable,
   mergeSnapshot,
+  modeWords,
   narrativePosition,
   playerNotices,
   pscaleInfo,
@@ -348,6 +349,25 @@ describe('what a player reads', () => {
     expect(frameEnd(null).kind).toBe('deleted')
   })
 
+  it('numbers outcomes 1, 2, 3… in seq order, whatever their seq and wherever narratives fall', () => {
+    const at = (m: number) => `2025-01-01T00:0${m}:00Z`
+    const state = fromSnapshot(
+      makeFrameView({
+        seq: 42,
+        outcomes: [makeOutcome({ id: 'o29', seq: 29, created_at: at(2) }), makeOutcome({ id: 'o12', seq: 12, created_at: at(1) }), makeOutcome({ id: 'o42', seq: 42, created_at: at(3) })],
+        narratives: [makeNarrative({ id: 'n1', created_at: at(1) })],
+      }),
+    )
+    const numbers = feedEntries(state).flatMap((e) => (e.kind === 'outcome' ? [[e.outcome.seq, e.number]] : []))
+    expect(numbers).toEqual([
+      [12, 1],
+      [29, 2],
+      [42, 3],
+    ])
+    const later = play(state, [{ type: 'outcome.created', seq: 50, outcome: makeOutcome({ id: 'o50', seq: 50, created_at: at(4) }) } as FrameMessage])
+    expect(feedEntries(later).filter((e) => e.kind === 'outcome').map((e) => (e.kind === 'outcome' ? e.number : 0))).toEqual([1, 2, 3, 4])
+  })
+
   it('reads outcomes and narratives in time order, bones before flesh, a narrative not yet stored last', () => {
     const s = fromSnapshot(
       makeFrameView({
@@ -364,6 +384,16 @@ describe('what a player reads', () => {
 })
 
 describe('small readings', () => {
+  it('says a shared frame is one story for everyone, never "your own story"', () => {
+    const shared = modeWords('shared')
+    for (const text of Object.values(shared)) expect(text).not.toMatch(/own stor|only their story/)
+    expect(shared.badge).toBe('shared story')
+    expect(shared.start).toContain('same story')
+    const own = modeWords('per_character')
+    expect(own.badge).toBe('own stories')
+    expect(own.start).toContain('your own story')
+  })
+
   it('gives each time scale its meaning', () => {
     expect(pscaleInfo(-1)).toEqual({ label: '−1', meaning: 'about a minute' })
     expect(pscaleInfo(0).meaning).toBe('5–10 minutes')

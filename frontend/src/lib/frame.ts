@@ -47,6 +47,9 @@ export interface Applied {
   resync: boolean
 }
 
+/** The longest intention the server takes (synthesis/models.py LIQUID_MAX; tests/synthesis/test_limits.py keeps them equal). */
+export const LIQUID_MAX = 4000
+
 export const LIVE_WINDOWS: readonly WindowStatus[] = ['open', 'firing', 'failed']
 const byId = <T extends { id: string }>(rows: T[]): Record<string, T> => Object.fromEntries(rows.map((r) => [r.id, r]))
 
@@ -356,7 +359,8 @@ export function pscaleInfo(p: number): { label: string; meaning: string } {
 // ---------- the feed ----------
 
 export type FeedEntry =
-  | { kind: 'outcome'; key: string; at: string; outcome: Outcome }
+  /** `number`: the outcome's place in the frame (1, 2, 3… by seq), what readers see; seq stays for syncing. */
+  | { kind: 'outcome'; key: string; at: string; outcome: Outcome; number: number }
   | { kind: 'narrative'; key: string; at: string; narrative: Narrative }
 
 /**
@@ -365,7 +369,8 @@ export type FeedEntry =
  */
 export function feedEntries(state: FrameState): FeedEntry[] {
   const entries: FeedEntry[] = [
-    ...state.outcomes.map((o) => ({ kind: 'outcome' as const, key: `o:${o.id}`, at: o.created_at, outcome: o })),
+    // state.outcomes is kept in seq order: its index is the outcome's number in the frame.
+    ...state.outcomes.map((o, i) => ({ kind: 'outcome' as const, key: `o:${o.id}`, at: o.created_at, outcome: o, number: i + 1 })),
     ...Object.values(state.narratives).map((n) => ({ kind: 'narrative' as const, key: `n:${n.id}`, at: n.created_at, narrative: n })),
   ]
   const rank = (e: FeedEntry) => (e.kind === 'outcome' ? 0 : 1)
@@ -444,6 +449,35 @@ export function withLocalLiquid(state: FrameState, l: Liquid): FrameState {
 }
 
 // ---------- what a player is told ----------
+
+/** How a frame's mode is said on its pages: a shared story is one prose everyone reads. */
+export interface ModeWords {
+  /** The badge ("shared story" / "own stories"). */
+  badge: string
+  /** The badge's title. */
+  title: string
+  /** A first-time player's page before anything happened. */
+  start: string
+  /** The invite page, over the seats to choose from. */
+  choose: string
+}
+
+export function modeWords(mode: FrameInfo['mode']): ModeWords {
+  if (mode === 'shared') {
+    return {
+      badge: 'shared story',
+      title: 'Everyone reads the same prose',
+      start: 'Write what your character does. When you commit, the scene moves on at once: everyone sees what happened and reads the same story.',
+      choose: 'Choose the character you will play. Everyone at the table reads one shared story.',
+    }
+  }
+  return {
+    badge: 'own stories',
+    title: 'Each character gets their own story',
+    start: 'Write what your character does. When you commit, your window opens; when it closes, everyone sees what happened and you read your own story.',
+    choose: 'Choose the character you will play. You will read only their story.',
+  }
+}
 
 /** Why a frame's socket closed for good with 4404, as its pages say it. */
 export interface FrameEnd {

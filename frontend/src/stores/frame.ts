@@ -94,6 +94,8 @@ export const useFrameStore = defineStore('frame', () => {
 
   /** Apply one in-order socket event; false asks the socket to re-read. */
   function apply(msg: FrameMessage): boolean {
+    // The GM's socket asking who is here: the players' sockets answer, the server does it.
+    if (msg.type === 'presence.ask') return true
     if (msg.type === 'presence' && msg.online !== undefined) {
       const next = new Set(online.value)
       if (msg.online) next.add(msg.seat)

@@ -187,6 +187,27 @@ describe('FrameGmView', () => {
     expect(w.find(q('spectators-allow')).exists()).toBe(true)
   })
 
+  it('shows who is here on each player’s seat, as the players’ table does', async () => {
+    const w = await mountView(gmView())
+    const dot = (seat: string) => w.find(`[data-testid="gm-seat"][data-seat-id="${seat}"] ${q('seat-online')}`)
+    expect(dot(SEATS.alice).attributes('data-online')).toBe('false')
+    expect(dot(SEATS.tony).exists()).toBe(false) // an AI is never away
+    FakeSocket.last!.push({ type: 'presence', seat: SEATS.alice, online: true })
+    await flushPromises()
+    expect(dot(SEATS.alice).attributes('data-online')).toBe('true')
+    expect(dot(SEATS.bob).attributes('data-online')).toBe('false')
+    FakeSocket.last!.push({ type: 'presence', seat: SEATS.alice, online: false })
+    await flushPromises()
+    expect(dot(SEATS.alice).attributes('data-online')).toBe('false')
+  })
+
+  it('names a covert character by its real name too, from the GM’s view', async () => {
+    const w = await mountView(gmView({ gm_names: { [SEATS.bob]: 'Detective Johnson' } }))
+    const row = (seat: string) => w.find(`[data-testid="gm-seat"][data-seat-id="${seat}"]`)
+    expect(row(SEATS.bob).find(q('gm-seat-real-name')).text()).toContain('Detective Johnson')
+    expect(row(SEATS.alice).find(q('gm-seat-real-name')).exists()).toBe(false)
+  })
+
   it('applies the guard’s late flags to an outcome', async () => {
     const w = await mountView(gmView({ outcomes: [makeOutcome({ id: 'o1', seq: 3 })] }), [])
     expect(w.find(q('outcome-flag')).exists()).toBe(false)

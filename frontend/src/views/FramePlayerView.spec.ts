@@ -82,6 +82,28 @@ describe('FramePlayerView', () => {
     expect(api.getSeatSheet).toHaveBeenCalledWith('frame1', SEATS.alice)
   })
 
+  it('words a shared frame as one story everyone reads, never "your own story"', async () => {
+    const w = await mountView(makeFrameView({ seq: 0, mode: 'shared' }))
+    expect(w.find(q('frame-mode')).text()).toBe('shared story')
+    expect(w.find(q('feed-empty')).text()).toContain('same story')
+    expect(w.text()).not.toMatch(/own stor/)
+  })
+
+  it('keeps what the player wrote when the server refuses it, and toasts why', async () => {
+    vi.mocked(api.submitLiquid).mockRejectedValue(new ApiError(400, 'Ensure this field has no more than 4000 characters.'))
+    const w = await mountView(makeFrameView({ seq: 0 }))
+    await w.find(q('composer-input')).setValue('I climb the mast.')
+    await w.find(q('composer-form')).trigger('submit')
+    await flushPromises()
+    expect(api.submitLiquid).toHaveBeenCalled()
+    expect((w.find(q('composer-input')).element as HTMLTextAreaElement).value).toBe('I climb the mast.')
+
+    vi.mocked(api.submitLiquid).mockRejectedValue(new ApiError(0, 'Failed to fetch'))
+    await w.find(q('composer-form')).trigger('submit')
+    await flushPromises()
+    expect((w.find(q('composer-input')).element as HTMLTextAreaElement).value).toBe('I climb the mast.')
+  })
+
   it('shows others’ intentions without their text when the frame hides it', async () => {
     const { content: _c, refined: _r, ...hidden } = makeLiquid({ id: 'lb', seat: SEATS.bob, content: 'BOB-SECRET' })
     const w = await mountView(makeFrameView({ seq: 1, liquid_visibility: 'own', liquid: [hidden] }))

@@ -61,6 +61,21 @@ describe('JoinView', () => {
     expect(seats[0]!.find(q('join-take')).exists()).toBe(true)
   })
 
+  it("says each player reads their own character's story, or one shared story in a shared frame", async () => {
+    vi.mocked(api.getInvite).mockResolvedValue(preview())
+    const own = mountView()
+    await flushPromises()
+    expect(own.find(q('join-mode')).text()).toBe('own stories')
+    expect(own.find(q('join-choose')).text()).toContain('You will read only their story.')
+
+    vi.mocked(api.getInvite).mockResolvedValue(preview({ frame: { ...preview().frame, mode: 'shared' } }))
+    const shared = mountView()
+    await flushPromises()
+    expect(shared.find(q('join-mode')).text()).toBe('shared story')
+    expect(shared.find(q('join-choose')).text()).toContain('one shared story')
+    expect(shared.text()).not.toMatch(/only their story|your own story/)
+  })
+
   it('takes a seat and goes to the frame', async () => {
     vi.mocked(api.getInvite).mockResolvedValue(preview())
     vi.mocked(api.joinFrame).mockResolvedValue(makeFrameView())

@@ -60,6 +60,31 @@ describe('SpectateView', () => {
     expect(vi.mocked(api.getSpectated).mock.calls.length).toBe(calls) // no re-read for a hole
   })
 
+  it('never says who is here or away: spectators are not told presence', async () => {
+    vi.mocked(api.getSpectated).mockResolvedValue(view())
+    const w = mountView()
+    await flushPromises()
+    FakeSocket.last!.open()
+    await flushPromises()
+    expect(w.findAll(q('seat-item'))).toHaveLength(2)
+    expect(w.find(q('seat-online')).exists()).toBe(false)
+    expect(w.text()).not.toMatch(/Away|Here now/)
+  })
+
+  it('does not call a closed scene live, even while its socket is still open', async () => {
+    vi.mocked(api.getSpectated).mockResolvedValue(view())
+    const w = mountView()
+    await flushPromises()
+    FakeSocket.last!.open()
+    await flushPromises()
+    expect(w.find(q('spectate-connection')).text()).toContain('live')
+    FakeSocket.last!.push({ type: 'frame.closed', seq: 6, status: 'closed', windows: [] })
+    await flushPromises()
+    expect(w.text()).toContain('closed')
+    expect(w.find(q('spectate-connection')).exists()).toBe(false)
+    expect(w.text()).not.toContain('live')
+  })
+
   it('says the scene has ended when the GM closes it for good (4404), and stops', async () => {
     vi.mocked(api.getSpectated).mockResolvedValue(view())
     const w = mountView()

@@ -1,29 +1,103 @@
-import { mount } from '@vue/test-utils'
-import { describe, expect, it } from 'vitest'
+import { flushPromises, mount } from '@vue/test-utils'
+import { describe, expect, it, vi } from 'vitest'
 import type { FrameWindow, Liquid } from '@/api/types'
 import { makeLiquid, makeWindow } from '@/test/factories'
+import { LIQUID_MAX } from '@/lib/frame'
 import Composer from './Composer.vue'
 
 const q = (id: string) => `[data-testid="${id}"]`
 const T0 = Date.parse('2025-01-01T00:00:05Z')
 const frame = { mode: 'per_character' as const, tempo: 1, liquid_visibility: 'all' as const, status: 'open' as const }
 
-function mountComposer(liquids: Liquid[] = [], extra: { window?: FrameWindow; blocked?: string; now?: number } = {}) {
+type Extra = {
+  window?: FrameWindow
+  blocked?: string
+  now?: number
+  submit?: (content: string) => Promise<boolean>
+  edit?: (l: Liquid, content: string) => Promise<boolean>
+  status?: 'open' | 'paused' | 'closed'
+}
+
+function mountComposer(liquids: Liquid[] = [], extra: Extra = {}) {
   return mount(Composer, {
-    props: { liquids, frame, nameOf: () => 'Bob', now: extra.now ?? T0, window: extra.window ?? null, busy: null, blocked: extra.blocked ?? '' },
+    props: {
+      liquids,
+      frame: { ...frame, status: extra.status ?? 'open' },
+      nameOf: () => 'Bob',
+      now: extra.now ?? T0,
+      window: extra.window ?? null,
+      busy: null,
+      blocked: extra.blocked ?? '',
+      submit: extra.submit ?? vi.fn(async () => true),
+      edit: extra.edit ?? vi.fn(async () => true),
+    },
   })
 }
 
 describe('Composer', () => {
-  it('submits the text, says the player is typing meanwhile, and clears', async () => {
-    const w = mountComposer()
+  it('submits the text, says the player is typing meanwhile, and clears once the server took it', async () => {
+    const submit = vi.fn(async () => true)
+    const w = mountComposer([], { submit })
     const input = w.find(q('composer-input'))
     await input.setValue('I climb the mast.')
     expect(w.emitted('typing')).toHaveLength(1)
     await w.find(q('composer-form')).trigger('submit')
-    expect(w.emitted('submit')).toEqual([['I climb the mast.']])
+    await flushPromises()
+    expect(submit).toHaveBeenCalledWith('I climb the mast.')
     expect(w.emitted('stopTyping')).toHaveLength(1)
     expect((input.element as HTMLTextAreaElement).value).toBe('')
+  })
+
+  it('keeps the text when the submit is refused (too long, offline), to fix or send again', async () => {
+    let answer!: (ok: boolean) => void
+    const submit = vi.fn(() => new Promise<boolean>((resolve) => (answer = resolve)))
+    const w = mountComposer([], { submit })
+    const input = w.find(q('composer-input'))
+    await input.setValue('I climb the mast.')
+    await w.find(q('composer-form')).trigger('submit')
+    expect((input.element as HTMLTextAreaElement).value).toBe('I climb the mast.')
+    answer(false)
+    await flushPromises()
+    expect((input.element as HTMLTextAreaElement).value).toBe('I climb the mast.')
+    submit.mockResolvedValueOnce(true)
+    await w.find(q('composer-form')).trigger('submit')
+    await flushPromises()
+    expect(submit).toHaveBeenCalledTimes(2)
+    expect((input.element as HTMLTextAreaElement).value).toBe('')
+  })
+
+  it("takes no more than the server's limit and counts the characters, warning near the end", async () => {
+    const w = mountComposer()
+    const input = w.find(q('composer-input'))
+    expect(input.attributes('maxlength')).toBe(String(LIQUID_MAX))
+    expect(LIQUID_MAX).toBe(4000)
+    expect(w.find(q('composer-count')).text()).toBe(`0 / ${LIQUID_MAX}`)
+    await input.setValue('x'.repeat(312))
+    expect(w.find(q('composer-count')).text()).toBe(`312 / ${LIQUID_MAX}`)
+    expect(w.find(q('composer-count')).classes()).not.toContain('near')
+    await input.setValue('x'.repeat(LIQUID_MAX - 10))
+    expect(w.find(q('composer-count')).classes()).toContain('near')
+  })
+
+  it('keeps an edit open when the server refuses it', async () => {
+    const draft = makeLiquid({ id: 'l1', content: 'I wave.' })
+    const edit = vi.fn(async () => false)
+    const w = mountComposer([draft], { edit })
+    await w.find(q('liquid-edit')).trigger('click')
+    expect(w.find(q('liquid-edit-input')).attributes('maxlength')).toBe(String(LIQUID_MAX))
+    await w.find(q('liquid-edit-input')).setValue('I wave at Bob.')
+    await w.find(q('liquid-edit-form')).trigger('submit')
+    await flushPromises()
+    expect(edit).toHaveBeenCalledWith(draft, 'I wave at Bob.')
+    expect((w.find(q('liquid-edit-input')).element as HTMLTextAreaElement).value).toBe('I wave at Bob.')
+  })
+
+  it('offers no action on a draft once the scene is closed', () => {
+    const w = mountComposer([makeLiquid({ id: 'l1', content: 'I wave.' })], { status: 'closed', blocked: 'The scene is closed.' })
+    expect(w.find(q('liquid-card')).exists()).toBe(true)
+    expect(w.find(q('liquid-withdraw')).exists()).toBe(false)
+    expect(w.find(q('liquid-edit')).exists()).toBe(false)
+    expect(w.find(q('liquid-commit')).exists()).toBe(false)
   })
 
   it('shows the verdict arriving: reading first, then time scale, window, interruptive and capable with its reason', async () => {
@@ -55,11 +129,14 @@ describe('Composer', () => {
 
   it('edits, withdraws and commits a draft; a committed one counts down instead', async () => {
     const draft = makeLiquid({ id: 'l1', content: 'I wave.' })
-    const w = mountComposer([draft])
+    const edit = vi.fn(async () => true)
+    const w = mountComposer([draft], { edit })
     await w.find(q('liquid-edit')).trigger('click')
     await w.find(q('liquid-edit-input')).setValue('I wave at Bob.')
     await w.find(q('liquid-edit-form')).trigger('submit')
-    expect(w.emitted('edit')).toEqual([[draft, 'I wave at Bob.']])
+    await flushPromises()
+    expect(edit).toHaveBeenCalledWith(draft, 'I wave at Bob.')
+    expect(w.find(q('liquid-edit-form')).exists()).toBe(false)
     await w.find(q('liquid-withdraw')).trigger('click')
     await w.find(q('liquid-commit')).trigger('click')
     expect(w.emitted('withdraw')).toEqual([[draft]])

@@ -2,6 +2,7 @@ import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
 import type { FeedEntry } from '@/lib/frame'
 import { makeNarrative, makeOutcome, makeSeat, SEATS } from '@/test/factories'
+import { isolation, RTL } from '@/test/bidi'
 import FeedItem from './FeedItem.vue'
 
 const q = (id: string) => `[data-testid="${id}"]`
@@ -11,7 +12,7 @@ const nameOf = (seat: string) => names[seat] ?? 'Someone'
 function mountEntry(entry: FeedEntry, gm = false) {
   return mount(FeedItem, { props: { entry, nameOf, mySeats: gm ? [] : [SEATS.alice], gm } })
 }
-const outcomeEntry = (o: ReturnType<typeof makeOutcome>): FeedEntry => ({ kind: 'outcome', key: `o:${o.id}`, at: o.created_at, outcome: o })
+const outcomeEntry = (o: ReturnType<typeof makeOutcome>, number = 1): FeedEntry => ({ kind: 'outcome', key: `o:${o.id}`, at: o.created_at, outcome: o, number })
 const narrativeEntry = (n: ReturnType<typeof makeNarrative>): FeedEntry => ({ kind: 'narrative', key: `n:${n.id}`, at: n.created_at, narrative: n })
 
 describe('FeedItem', () => {
@@ -43,6 +44,37 @@ describe('FeedItem', () => {
     expect(w.findAll(q('result-chip')).map((c) => c.classes())).toEqual([expect.arrayContaining(['badge-success']), expect.arrayContaining(['badge-warning'])])
     expect(w.find(q('outcome-fact')).text()).toBe('The rail is broken.')
     expect(w.find(q('outcome-interrupt')).text()).toContain('You are interrupted: You are falling.')
+  })
+
+  it('lays out every name and text written by players or the model in its own direction (RTL with quotes)', () => {
+    const rtlNames = (seat: string) => `${RTL}-${seat}`
+    const o = makeOutcome({
+      id: 'o1',
+      seq: 4,
+      actions_resolved: [{ seat: SEATS.bob, action: RTL, result: 'success' }],
+      world_facts: [RTL],
+      interrupts: [{ seat: SEATS.bob, reason: RTL }],
+      flags: [{ kind: 'secret', detail: RTL }],
+    })
+    const bones = mount(FeedItem, { props: { entry: outcomeEntry(o), nameOf: rtlNames, mySeats: [], gm: true } })
+    const outcomeIsolation = isolation(bones.element)
+    expect(outcomeIsolation.length).toBeGreaterThanOrEqual(6)
+    expect(outcomeIsolation.every(Boolean)).toBe(true)
+
+    const n = makeNarrative({ id: 'n1', seat: SEATS.bob, text: `${RTL}\n\n${RTL}`, status: 'done' })
+    for (const gm of [true, false]) {
+      const flesh = mount(FeedItem, { props: { entry: narrativeEntry(n), nameOf: rtlNames, mySeats: [], gm } })
+      const fleshIsolation = isolation(flesh.element)
+      expect(fleshIsolation.length).toBeGreaterThanOrEqual(3) // the label's name and two paragraphs
+      expect(fleshIsolation.every(Boolean)).toBe(true)
+    }
+  })
+
+  it("numbers an outcome by its place in the frame, not by its event seq", () => {
+    const w = mountEntry(outcomeEntry(makeOutcome({ id: 'o9', seq: 42 }), 3))
+    expect(w.find(q('outcome-number')).text()).toMatch(/^#3\b/)
+    expect(w.text()).not.toContain('#42')
+    expect(w.find(q('feed-outcome')).attributes('data-seq')).toBe('42')
   })
 
   it('renders actions and facts as story lines: actions in italics, speech marked, typed HTML as text', () => {

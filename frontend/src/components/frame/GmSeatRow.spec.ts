@@ -13,7 +13,7 @@ afterEach(() => {
 describe('GmSeatRow', () => {
   it('asks before kicking, saying the player cannot rejoin until allowed back, then opens the seat', async () => {
     const w = mount(GmSeatRow, {
-      props: { seat: alice, assistants: [], typing: false, failed: false, now: 0, busy: false },
+      props: { seat: alice, assistants: [], typing: false, online: false, failed: false, now: 0, busy: false },
       attachTo: document.body,
     })
     await w.find(q('gm-seat-kick')).trigger('click')
@@ -25,9 +25,20 @@ describe('GmSeatRow', () => {
     expect(w.emitted('update')).toEqual([[{ controller: 'open' }]])
     w.unmount()
   })
+  it("shows a covert character's real name beside its public one, and nothing more for the others", () => {
+    const bob = makeSeat({ id: SEATS.bob, name: 'Bob Wilson', user: 8, player: 'ben' })
+    const props = { assistants: [], typing: false, online: true, failed: false, now: 0, busy: false }
+    const covert = mount(GmSeatRow, { props: { ...props, seat: bob, realName: 'Detective Johnson' } })
+    expect(covert.find('.name').text()).toBe('Bob Wilson · really Detective Johnson')
+    expect(covert.find(q('gm-seat-real-name')).exists()).toBe(true)
+    expect(covert.find(q('seat-online')).attributes('data-online')).toBe('true')
+    const plain = mount(GmSeatRow, { props: { ...props, seat: alice } })
+    expect(plain.find('.name').text()).toBe('Alice')
+    expect(plain.find(q('gm-seat-real-name')).exists()).toBe(false)
+  })
 
   const tony = makeSeat({ id: SEATS.tony, name: 'Tony', controller: 'ai', user: null, assistant: 'as-t' })
-  const props = { assistants: [], failed: false, now: 0, busy: false }
+  const props = { assistants: [], online: true, failed: false, now: 0, busy: false }
 
   it('lets the GM say when an AI seat acts on its own, and sends only a change', async () => {
     const w = mount(GmSeatRow, { props: { ...props, seat: tony, typing: false } })

@@ -1,6 +1,7 @@
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
 import { makeLiquid } from '@/test/factories'
+import { isolation, RTL } from '@/test/bidi'
 import LiquidCard from './LiquidCard.vue'
 
 const frame = { mode: 'per_character', tempo: 1, liquid_visibility: 'all' } as const
@@ -15,6 +16,14 @@ describe('LiquidCard', () => {
     expect(text.findAll('br')).toHaveLength(1)
     expect(text.find('b').exists()).toBe(false)
     expect(text.text()).toContain('Then I wait. <b>x</b>')
+  })
+
+  it('lays out the writer’s name, the intention and its reading in their own direction (RTL with quotes)', () => {
+    const liquid = makeLiquid({ id: 'l1', content: RTL, refined: RTL, capable: false, capable_reason: RTL, analysis_source: 'model', interruptive: true, targets: ['seat-b'] })
+    const w = mount(LiquidCard, { props: { liquid, frame, nameOf: () => RTL, now: 0 } })
+    const found = isolation(w.element)
+    expect(found.length).toBeGreaterThanOrEqual(5) // name, text, reason, reading, target
+    expect(found.every(Boolean)).toBe(true)
   })
 
   it('shows the GM the guard’s flags on it, and nothing when there are none', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mount } from '@vue/test-utils'
 import TableTalk from './TableTalk.vue'
+import { isolation, RTL } from '@/test/bidi'
 import { makeSeat, SEATS } from '@/test/factories'
 
 const talk = [
@@ -21,6 +22,13 @@ describe('TableTalk', () => {
     await wrapper.get('[data-testid="talk-toggle"]').trigger('click')
     expect(wrapper.findAll('[data-testid="talk-message"]')).toHaveLength(0)
     expect(wrapper.get('[data-testid="talk-toggle"]').attributes('aria-expanded')).toBe('false')
+  })
+
+  it('lays out who said it and what in their own direction (RTL with quotes)', () => {
+    const wrapper = mount(TableTalk, { props: { talk: [{ ...talk[0]!, author: RTL, text: RTL }], seats, busy: false } })
+    const found = isolation(wrapper.element)
+    expect(found).toHaveLength(2)
+    expect(found.every(Boolean)).toBe(true)
   })
 
   it('says a trimmed message and clears the field; nothing for blanks', async () => {
