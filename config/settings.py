@@ -193,6 +193,10 @@ LMIX_SOCKET_MAX_QUEUED_BYTES = int(os.environ.get("LMIX_SOCKET_MAX_QUEUED_BYTES"
 LMIX_SOCKET_MAX_QUEUED_MESSAGES = int(os.environ.get("LMIX_SOCKET_MAX_QUEUED_MESSAGES", "1000"))
 # A client's message over this many bytes gets an error frame and close 1009.
 LMIX_SOCKET_MAX_MESSAGE_BYTES = int(os.environ.get("LMIX_SOCKET_MAX_MESSAGE_BYTES", "65536"))
+# Seconds daphne waits for a socket's handshake (the session and frame reads on a busy
+# host) before it drops the connection; daphne's own default, 5, dropped tabs opened at once
+# on a loaded 2-core host.
+LMIX_SOCKET_HANDSHAKE_SECONDS = float(os.environ.get("LMIX_SOCKET_HANDSHAKE_SECONDS", "20"))
 # Sockets one user may hold on one page (a frame, a production) per web process; more
 # are refused with 4429 (tabs beyond it retry with backoff).
 LMIX_SOCKETS_PER_USER_PER_FRAME = int(os.environ.get("LMIX_SOCKETS_PER_USER_PER_FRAME", "8"))

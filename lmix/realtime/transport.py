@@ -91,7 +91,12 @@ def limit_websockets(server: Server) -> None:
     server.ws_factory.protocol = LimitedWebSocketProtocol
 
 
-def server_limits() -> dict[str, int]:
-    """daphne's `Server` arguments for the inbound size limit (autobahn counts bytes)."""
+def server_limits() -> dict[str, float]:
+    """daphne's `Server` arguments for the inbound size limit (autobahn counts bytes) and
+    how long a handshake may take."""
     limit = settings.LMIX_SOCKET_MAX_MESSAGE_BYTES
-    return {"websocket_max_message_size": limit, "websocket_max_frame_size": limit}
+    return {
+        "websocket_max_message_size": limit,
+        "websocket_max_frame_size": limit,
+        "websocket_handshake_timeout": settings.LMIX_SOCKET_HANDSHAKE_SECONDS,
+    }

@@ -136,3 +136,10 @@ async def test_typing_sent_faster_than_the_rate_is_coalesced_into_its_latest_sta
     vapor.cancel()  # the socket ended: what waited is forgotten
     await asyncio.sleep(0.2)
     assert published[3:] == [("a", True)]
+
+
+def test_daphne_waits_for_a_handshake_as_long_as_the_setting_says(settings):
+    from lmix.realtime.transport import server_limits
+
+    settings.LMIX_SOCKET_HANDSHAKE_SECONDS = 42.0
+    assert server_limits()["websocket_handshake_timeout"] == 42.0
