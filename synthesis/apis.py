@@ -88,6 +88,16 @@ def _gm_access_as_row(request: Request, frame_id: object, not_found: str) -> Fra
         raise ApplicationError(not_found, status_code=404) from None
 
 
+def _seat_of(frame: Frame, seat_id: object) -> Seat:
+    """The seat a request body names, in this frame; else a 400 on its `seat` field."""
+    seat = Seat.objects.filter(frame=frame, pk=seat_id).first()
+    if seat is None:
+        raise ApplicationError(
+            "No such seat in this frame.", details={"seat": ["Not a seat of this frame."]}
+        )
+    return seat
+
+
 def frame_summary(frame: Frame, user: Any) -> dict[str, Any]:
     return {
         "id": str(frame.pk),
@@ -207,11 +217,7 @@ class FrameLiquidApi(APIView):
         access = frame_access_or_404(user=request.user, frame_id=frame_id)
         data = LiquidSubmitSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        seat = Seat.objects.filter(frame=access.frame, pk=data.validated_data["seat"]).first()
-        if seat is None:
-            raise ApplicationError(
-                "No such seat in this frame.", details={"seat": ["Not a seat of this frame."]}
-            )
+        seat = _seat_of(access.frame, data.validated_data["seat"])
         liquid = liquid_services.liquid_submit(
             frame=access.frame,
             seat=seat,
@@ -376,11 +382,7 @@ class FrameNoteApi(APIView):
         access = _gm_access(request, frame_id)
         data = GmNoteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        seat = Seat.objects.filter(frame=access.frame, pk=data.validated_data["seat"]).first()
-        if seat is None:
-            raise ApplicationError(
-                "No such seat in this frame.", details={"seat": ["Not a seat of this frame."]}
-            )
+        seat = _seat_of(access.frame, data.validated_data["seat"])
         note = gm_note(frame=access.frame, seat=seat, text=data.validated_data["text"])
         return answer(NarrativeBody, narrative_body(note), status.HTTP_201_CREATED)
 
