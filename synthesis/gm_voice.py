@@ -2,15 +2,18 @@
 acted (every character witnesses it, so the next passes read it as they read any world
 fact), and a private note to one seat, stored as a narrative of that character's (only
 its player and the GM read it; its next narratives follow on from it). Both are the GM's
-own words: no model is called."""
+own words: no model is called, but an AI character the narration names answers it, as it
+answers any outcome that concerns it (synthesis/ai_seats.py)."""
 
 from django.db import transaction
 
 from lmix.errors import ApplicationError
 from lmix.text import has_visible_text
 
+from .ai_seats import ai_react
 from .events import notify_narrative_done, notify_outcome
 from .frame_events import lock_frame, next_seq
+from .frame_selectors import seats_load
 from .models import Frame, FrameStatus, Narrative, NarrativeStatus, Outcome, Seat, Trigger
 
 
@@ -34,11 +37,16 @@ def gm_narrate(*, frame: Frame, text: str) -> Outcome:
     """
     _writable(frame, text)
     lock_frame(frame.pk)
-    seats = [str(pk) for pk in Seat.objects.filter(frame=frame).values_list("pk", flat=True)]
+    seats = seats_load(frame=frame)
     outcome = Outcome.objects.create(
-        frame=frame, seq=next_seq(frame.pk), seat=None, world_facts=[text], witnesses=seats
+        frame=frame,
+        seq=next_seq(frame.pk),
+        seat=None,
+        world_facts=[text],
+        witnesses=[str(seat.pk) for seat in seats],
     )
     notify_outcome(outcome)
+    ai_react(outcome=outcome, frame=frame, seats=seats)
     return outcome
 
 

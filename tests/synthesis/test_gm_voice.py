@@ -85,3 +85,17 @@ def test_the_next_pass_reads_the_narration_and_never_another_characters_note(api
     medium = wait_for(lambda: Pass.objects.filter(kind="medium", status="done").first())
     assert "NARRATION-MARKER" in str(medium.messages)
     assert "BOB-NOTE-MARKER" not in str(medium.messages)
+
+
+def test_an_ai_character_the_narration_names_answers_it(api, user, monkeypatch):
+    from synthesis import ai_seats
+
+    acting: list[str] = []
+    monkeypatch.setattr(ai_seats, "_enqueue", lambda seats, outcome_id: acting.extend(seats))
+    frame = make_frame(user, open_seats=1)  # Alice played by a person; Bob and Tony by AI
+    seat_player(frame, 0)
+    tony = frame.seats.get(position=2)
+    narrate(api, frame, "The lights go out.")
+    assert acting == []  # nobody named, nobody answers
+    narrate(api, frame, "A stranger asks for Tony at the door.")
+    assert acting == [str(tony.id)]
