@@ -4,6 +4,8 @@ delta (lmix/realtime/stream.py); then routed: stored as done, its liquid consume
 narrated twice), the window fired and the pass done, in one transaction.
 """
 
+import re
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -129,8 +131,26 @@ def flesh_step(
         stream.close()
     if not writer.checkpoint():
         raise LeaseLost()
-    narrative.text, narrative.token_count = writer.text, writer.index
+    # Stored (and sent whole with narrative.done) up to its last finished sentence: a
+    # narrative over its budget was cut by max_tokens or the cap above, mid-sentence.
+    narrative.text, narrative.token_count = whole_sentences(writer.text), writer.index
     return narrative
+
+
+# A sentence's end: its mark (not a title's period), then any closing quotes, brackets or
+# emphasis marks.
+_TITLES = "".join(rf"(?<!\b{t})" for t in ("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr"))
+_SENTENCE_END = re.compile(rf"(?:{_TITLES}\.|[!?…])[\"'”’»)\]*_]*(?=\s|$)")
+
+
+def whole_sentences(text: str) -> str:
+    """`text` up to the end of its last finished sentence. As it is when it ends one, or
+    when that would drop more than it keeps (better a fragment than half a story). Pure."""
+    kept = text.rstrip()
+    ends = list(_SENTENCE_END.finditer(kept))
+    if not ends or ends[-1].end() == len(kept) or ends[-1].end() < len(kept) / 2:
+        return text
+    return kept[: ends[-1].end()]
 
 
 def _narrative_open(
