@@ -47,6 +47,16 @@ ENDPOINTS = {
         {"seat": "{alice}", "content": "OUTSIDER-WROTE-THIS"},
     ),
     ("frame-talk", "post"): ("/api/frames/{frame}/talk", "frame", {"text": "OUTSIDER-SAYS"}),
+    ("frame-narration", "post"): (
+        "/api/frames/{frame}/narration",
+        "frame",
+        {"text": "OUTSIDER-NARRATES"},
+    ),
+    ("frame-notes", "post"): (
+        "/api/frames/{frame}/notes",
+        "frame",
+        {"seat": "{alice}", "text": "OUTSIDER-NOTE"},
+    ),
     ("frame-spectators", "post"): ("/api/frames/{frame}/spectators", "frame", {"enabled": True}),
     ("frame-bans", "get"): ("/api/frames/{frame}/bans", "frame", None),
     ("frame-ban-detail", "delete"): ("/api/frames/{frame}/bans/1", "frame", None),
