@@ -71,7 +71,7 @@ export function useFrameAlerts(source: FrameAlertsSource) {
     }
   }
 
-  return { enabled, unread, toggle, notificationsDenied: () => notifications && Notification.permission === 'denied' }
+  return { enabled, unread, toggle }
 }
 
 /** A short soft tone; silent where the browser allows no audio yet. */
