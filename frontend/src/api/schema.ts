@@ -1040,6 +1040,54 @@ export type paths = {
         patch: operations["scenarios_partial_update"];
         trace?: never;
     };
+    "/api/skills/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The platform's skills (read-only, guard skills marked) and your own; with
+         *     `frame`, the platform's and that frame's (its GM only).
+         */
+        get: operations["skills_list"];
+        put?: never;
+        /**
+         * @description Write a skill: your own (it shapes the passes of the characters you play), or,
+         *     with `frame`, that frame's (its GM only; it shapes every pass of the frame). One per
+         *     face and category in each place (409); a guard category is the platform's only
+         *     (400).
+         */
+        post: operations["skills_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/skills/{skill_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A skill you may read: the platform's, your own, or one of a frame you run. */
+        get: operations["skills_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description Delete your skill or your frame's; the platform's ones stay (403). */
+        delete: operations["skills_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * @description Change your skill or your frame's: name, text, face or category. Platform skills
+         *     are read-only here (403).
+         */
+        patch: operations["skills_partial_update"];
+        trace?: never;
+    };
     "/api/spectate/{code}/": {
         parameters: {
             query?: never;
@@ -1948,6 +1996,18 @@ export type components = {
             assistant?: string | null;
             ai_reacts?: components["schemas"]["AiReacts"];
         };
+        /**
+         * @description POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
+         *     PATCH /api/skills/{id} (any of name, text, face, category).
+         */
+        PatchedSkillWriteRequest: {
+            /** Format: uuid */
+            frame?: string | null;
+            face?: components["schemas"]["SkillWriteFaceEnum"];
+            category?: string;
+            name?: string;
+            text?: string;
+        };
         PatchedTurnEditRequest: {
             content?: string;
         };
@@ -2111,6 +2171,8 @@ export type components = {
             name: string;
             description: string;
         };
+        /** @enum {string} */
+        ScopeEnum: "platform" | "frame" | "user";
         /**
          * SeatBody
          * @description A seat as everyone in the frame may read it.
@@ -2192,6 +2254,49 @@ export type components = {
             username: string;
             password: string;
             email?: string;
+        };
+        /**
+         * SkillBody
+         * @description A skill the caller may read: the platform's (read-only), their own, or a frame's
+         *     they run. `editable`: the caller may change or delete it here.
+         */
+        SkillBody: {
+            id: string;
+            scope: components["schemas"]["ScopeEnum"];
+            face: components["schemas"]["SkillBodyFaceEnum"];
+            category: string;
+            name: string;
+            text: string;
+            guard: boolean;
+            frame: string | null;
+            editable: boolean;
+            updated_at: string;
+        };
+        /** @enum {string} */
+        SkillBodyFaceEnum: "player" | "author" | "designer";
+        /**
+         * SkillList
+         * @description Skills by face, category and scope.
+         */
+        SkillList: components["schemas"]["SkillBody"][];
+        /**
+         * @description * `player` - Player
+         *     * `author` - Author
+         *     * `designer` - Designer
+         * @enum {string}
+         */
+        SkillWriteFaceEnum: "player" | "author" | "designer";
+        /**
+         * @description POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
+         *     PATCH /api/skills/{id} (any of name, text, face, category).
+         */
+        SkillWriteRequest: {
+            /** Format: uuid */
+            frame?: string | null;
+            face: components["schemas"]["SkillWriteFaceEnum"];
+            category: string;
+            name: string;
+            text: string;
         };
         /** @enum {string} */
         SourceEnum: "frame" | "assistant" | "cast" | "default";
@@ -4257,6 +4362,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Scenario"];
+                };
+            };
+        };
+    };
+    skills_list: {
+        parameters: {
+            query?: {
+                face?: "author" | "designer" | "player";
+                /** @description A frame you run: its skills instead of your own. */
+                frame?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+        };
+    };
+    skills_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillWriteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
+                };
+            };
+        };
+    };
+    skills_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
+                };
+            };
+        };
+    };
+    skills_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    skills_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSkillWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
                 };
             };
         };
