@@ -1404,6 +1404,13 @@ export type components = {
             number: number;
         };
         /**
+         * @description * `player` - Player
+         *     * `author` - Author
+         *     * `designer` - Designer
+         * @enum {string}
+         */
+        Face: "player" | "author" | "designer";
+        /**
          * FrameBanBody
          * @description A player the GM kicked: no seat of the frame until the GM allows them back.
          */
@@ -2003,7 +2010,7 @@ export type components = {
         PatchedSkillWriteRequest: {
             /** Format: uuid */
             frame?: string | null;
-            face?: components["schemas"]["SkillWriteFaceEnum"];
+            face?: components["schemas"]["Face"];
             category?: string;
             name?: string;
             text?: string;
@@ -2171,8 +2178,6 @@ export type components = {
             name: string;
             description: string;
         };
-        /** @enum {string} */
-        ScopeEnum: "platform" | "frame" | "user";
         /**
          * SeatBody
          * @description A seat as everyone in the frame may read it.
@@ -2262,8 +2267,8 @@ export type components = {
          */
         SkillBody: {
             id: string;
-            scope: components["schemas"]["ScopeEnum"];
-            face: components["schemas"]["SkillBodyFaceEnum"];
+            scope: components["schemas"]["SkillScope"];
+            face: components["schemas"]["Face"];
             category: string;
             name: string;
             text: string;
@@ -2272,20 +2277,13 @@ export type components = {
             editable: boolean;
             updated_at: string;
         };
-        /** @enum {string} */
-        SkillBodyFaceEnum: "player" | "author" | "designer";
         /**
          * SkillList
          * @description Skills by face, category and scope.
          */
         SkillList: components["schemas"]["SkillBody"][];
-        /**
-         * @description * `player` - Player
-         *     * `author` - Author
-         *     * `designer` - Designer
-         * @enum {string}
-         */
-        SkillWriteFaceEnum: "player" | "author" | "designer";
+        /** @enum {string} */
+        SkillScope: "platform" | "frame" | "user";
         /**
          * @description POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
          *     PATCH /api/skills/{id} (any of name, text, face, category).
@@ -2293,7 +2291,7 @@ export type components = {
         SkillWriteRequest: {
             /** Format: uuid */
             frame?: string | null;
-            face: components["schemas"]["SkillWriteFaceEnum"];
+            face: components["schemas"]["Face"];
             category: string;
             name: string;
             text: string;
