@@ -10,6 +10,7 @@ from lmix.realtime.wire import Body, Stamp, Uuid, json_object, object_of_strings
 
 from .event_types import (
     FLAGS,
+    ContentBody,
     Flags,
     LiquidBody,
     NarrativeBody,
@@ -104,6 +105,7 @@ class FrameView(Body):
     )
     windows: list[WindowBody]
     talk: list[TalkBody] = Field(description="Table talk, oldest first (the newest 200).")
+    content: list[ContentBody] = Field(description="World content, oldest first (the newest 200).")
     models: FrameModels = optional()  # the GM's view only
     budget: FrameBudget = optional()  # the GM's view only
     # The GM's view only: by seat id, the real name of each character who goes by another
@@ -362,3 +364,7 @@ class SkillBody(Body):
 
 class SkillList(RootModel[list[SkillBody]]):
     """Skills by face, category and scope."""
+
+
+class ContentList(RootModel[list[ContentBody]]):
+    """The frame's world content, oldest first."""

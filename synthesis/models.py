@@ -525,3 +525,43 @@ class Skill(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.face}/{self.category}: {self.name}"
+
+
+class ContentType(models.TextChoices):
+    LOCATION = "location"
+    NPC = "npc"
+    ITEM = "item"
+    EVENT = "event"
+    LORE = "lore"
+
+
+CONTENT_FIELD_MAX = 2000  # one field of an entry's data (its description, say)
+CONTENT_FIELDS_MAX = 12
+
+
+class Content(models.Model):
+    """World content of a frame (a solid of the author face): a location, an NPC, an item,
+    an event or lore, added by the GM (or, later, structured from an author's writing).
+    Everyone at the table reads it, and later passes gather it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="content")
+    type = models.CharField(max_length=16, choices=ContentType.choices)
+    name = models.CharField(max_length=NAME_MAX)
+    data = models.JSONField(default=dict)  # {field: text}, `description` always
+    pscale = models.SmallIntegerField(default=0)  # the scale at which it matters, −3 … +2
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    edited_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "content"
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.name}"

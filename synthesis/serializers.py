@@ -9,11 +9,14 @@ from lmix.serializers import OwnedRelatedField
 from .frames import MAX_TEMPO
 from .models import (
     CATEGORY_MAX,
+    CONTENT_FIELD_MAX,
+    CONTENT_FIELDS_MAX,
     GM_TEXT_MAX,
     LIQUID_MAX,
     SKILL_TEXT_MAX,
     TALK_MAX,
     AiReacts,
+    ContentType,
     Face,
     FrameMode,
     LiquidVisibility,
@@ -112,3 +115,22 @@ class SkillWriteSerializer(serializers.Serializer):
 
     def validate_category(self, value: str) -> str:
         return value.lower()
+
+
+class ContentWriteSerializer(serializers.Serializer):
+    """POST /api/frames/{id}/content (the GM adds an entry); PATCH changes any of it."""
+
+    type = serializers.ChoiceField(choices=ContentType.choices)
+    name = serializers.CharField(max_length=200)
+    data = serializers.DictField(
+        child=serializers.CharField(max_length=CONTENT_FIELD_MAX, allow_blank=True),
+        help_text="Its details by field (`description` is needed), as text.",
+    )
+    pscale = serializers.IntegerField(min_value=-3, max_value=2, default=0)
+
+    def validate_data(self, value: dict[str, str]) -> dict[str, str]:
+        if len(value) > CONTENT_FIELDS_MAX:
+            raise serializers.ValidationError(f"At most {CONTENT_FIELDS_MAX} fields.")
+        if any(not key.strip() or len(key) > 40 for key in value):
+            raise serializers.ValidationError("Field names are 1 to 40 characters.")
+        return value

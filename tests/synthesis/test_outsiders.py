@@ -12,7 +12,7 @@ from channels.testing import WebsocketCommunicator
 from django.urls import resolve
 
 from synthesis import urls as synthesis_urls
-from synthesis.models import Frame, Liquid, Pass, Seat, TableTalk, Window
+from synthesis.models import Content, Frame, Liquid, Pass, Seat, TableTalk, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene
@@ -56,6 +56,18 @@ ENDPOINTS = {
         "/api/frames/{frame}/notes",
         "frame",
         {"seat": "{alice}", "text": "OUTSIDER-NOTE"},
+    ),
+    ("frame-content", "get"): ("/api/frames/{frame}/content", "frame", None),
+    ("frame-content", "post"): (
+        "/api/frames/{frame}/content",
+        "frame",
+        {"type": "location", "name": "OUTSIDER-PLACE", "data": {"description": "Here."}},
+    ),
+    # No content in the scene: the frame's id stands in for an entry's.
+    ("content-detail", "patch"): (
+        "/api/frames/{frame}/content/{frame}",
+        "frame",
+        {"name": "OUTSIDER-RENAMED"},
     ),
     ("frame-spectators", "post"): ("/api/frames/{frame}/spectators", "frame", {"enabled": True}),
     ("frame-bans", "get"): ("/api/frames/{frame}/bans", "frame", None),
@@ -126,6 +138,7 @@ class Table(Scene):
             ),
             "passes": sorted(Pass.objects.filter(frame=frame).values_list("id", "status")),
             "talk": TableTalk.objects.filter(frame=frame).count(),
+            "content": Content.objects.filter(frame=frame).count(),
         }
 
 

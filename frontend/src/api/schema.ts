@@ -323,6 +323,44 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/frames/{frame_id}/content/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The frame's world content, oldest first: everyone at the table reads it. */
+        get: operations["frames_content_retrieve"];
+        put?: never;
+        /**
+         * @description GM: add a location, an NPC, an item, an event or lore; everyone is told, and
+         *     the passes that follow gather it.
+         */
+        post: operations["frames_content_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/content/{content_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description GM: change an entry (its type, name, data or pscale); the edit is recorded. */
+        patch: operations["frames_content_partial_update"];
+        trace?: never;
+    };
     "/api/frames/{frame_id}/export/": {
         parameters: {
             query?: never;
@@ -1340,6 +1378,49 @@ export type components = {
             groups: components["schemas"]["SheetGroup"][];
             others: components["schemas"]["SheetOther"][];
         };
+        /**
+         * ContentBody
+         * @description World content of the frame (synthesis/content.py): everyone at the table reads it.
+         */
+        ContentBody: {
+            id: string;
+            type: components["schemas"]["ContentBodyTypeEnum"];
+            name: string;
+            /** @description Its details by field; `description` always. */
+            data: {
+                [key: string]: string;
+            };
+            pscale: number;
+            edited: boolean;
+            created_at: string;
+        };
+        /** @enum {string} */
+        ContentBodyTypeEnum: "location" | "npc" | "item" | "event" | "lore";
+        /**
+         * ContentList
+         * @description The frame's world content, oldest first.
+         */
+        ContentList: components["schemas"]["ContentBody"][];
+        /** @description POST /api/frames/{id}/content (the GM adds an entry); PATCH changes any of it. */
+        ContentWriteRequest: {
+            type: components["schemas"]["ContentWriteTypeEnum"];
+            name: string;
+            /** @description Its details by field (`description` is needed), as text. */
+            data: {
+                [key: string]: string;
+            };
+            /** @default 0 */
+            pscale?: number;
+        };
+        /**
+         * @description * `location` - Location
+         *     * `npc` - Npc
+         *     * `item` - Item
+         *     * `event` - Event
+         *     * `lore` - Lore
+         * @enum {string}
+         */
+        ContentWriteTypeEnum: "location" | "npc" | "item" | "event" | "lore";
         Csrf: {
             csrfToken: string;
         };
@@ -1565,6 +1646,8 @@ export type components = {
             windows: components["schemas"]["WindowBody"][];
             /** @description Table talk, oldest first (the newest 200). */
             talk: components["schemas"]["TalkBody"][];
+            /** @description World content, oldest first (the newest 200). */
+            content: components["schemas"]["ContentBody"][];
             /** @default null */
             models?: components["schemas"]["FrameModels"];
             /** @default null */
@@ -1920,6 +2003,17 @@ export type components = {
             config_override?: unknown;
             /** @description Its system prompt with {{char}}, {{user}}, {{world}}, {{scenario}}, {{knowledge}} and {{lore}}; empty: the default. The knowledge and lore are always included, once. */
             system_prompt_template?: string;
+        };
+        /** @description POST /api/frames/{id}/content (the GM adds an entry); PATCH changes any of it. */
+        PatchedContentWriteRequest: {
+            type?: components["schemas"]["ContentWriteTypeEnum"];
+            name?: string;
+            /** @description Its details by field (`description` is needed), as text. */
+            data?: {
+                [key: string]: string;
+            };
+            /** @default 0 */
+            pscale?: number;
         };
         /** @description PATCH /api/frames/{id}: any of these; a model null goes back to the default rule. */
         PatchedFrameUpdateRequest: {
@@ -3051,6 +3145,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FrameView"];
+                };
+            };
+        };
+    };
+    frames_content_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentList"];
+                };
+            };
+        };
+    };
+    frames_content_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContentWriteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentBody"];
+                };
+            };
+        };
+    };
+    frames_content_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                content_id: string;
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedContentWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentBody"];
                 };
             };
         };

@@ -202,3 +202,9 @@ export type Face = Schemas['Face']
 export type Skill = Schemas['SkillBody']
 /** POST /api/skills (with `frame`: that frame's, by its GM); PATCH takes any of it. */
 export type SkillInput = Schemas['SkillWriteRequest']
+
+/** World content of a frame (a location, an NPC, an item, an event, lore): everyone at the table reads it. */
+export type ContentEntry = Schemas['ContentBody']
+export type ContentType = ContentEntry['type']
+/** POST /api/frames/{id}/content (the GM); PATCH takes any of it. */
+export type ContentInput = Schemas['ContentWriteRequest']
