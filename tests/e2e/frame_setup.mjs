@@ -14,9 +14,9 @@ export const mark = (who) => `${who}-MARK-${unique('x').slice(2)}`
 // --- set-up through the API ------------------------------------------------------------------
 
 /**
- * World, scenario, personas and assistants on the offline narrator, and a production. Each
- * member is `{name, fields?}`: `fields` (known_as, internal_truth, affiliations…) override
- * the persona's defaults. Sets `member.persona` and `member.assistant`.
+ * World, scenario, personas and assistants (on the offline narrator unless a member names
+ * its `model` id), and a production. Each member is `{name, fields?, model?}`: `fields`
+ * (known_as, internal_truth, affiliations…) override the persona's defaults. Sets `member.persona` and `member.assistant`.
  */
 export async function createCast(page, cast, { world = 'A rainy harbour town.', scenario = 'Three strangers share a table at the harbour inn.' } = {}) {
   const worldRow = await api(page, 'POST', '/api/worlds', { name: unique('World'), description: world })
@@ -33,7 +33,7 @@ export async function createCast(page, cast, { world = 'A rainy harbour town.', 
       ...member.fields,
     })
     member.persona = persona.id
-    member.assistant = (await api(page, 'POST', '/api/assistants', { persona: persona.id, model: offline.id })).id
+    member.assistant = (await api(page, 'POST', '/api/assistants', { persona: persona.id, model: member.model ?? offline.id })).id
   }
   const production = await api(page, 'POST', '/api/productions', {
     name: unique('Harbour Night'),

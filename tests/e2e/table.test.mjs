@@ -35,7 +35,9 @@ import {
 } from './frame_setup.mjs'
 import { api, e2e, eventually, expectCount, expectHidden, expectText, expectVisible, signUp, unique, useLmix } from './harness.mjs'
 
-const lmix = useLmix()
+// Tony's assistant runs on the fake LLM server, which thinks 1.5 s before each answer: long
+// enough for every page to show him "thinking" (the offline narrator answers at once).
+const lmix = useLmix({ fakeLLM: { delay: 1.5 } })
 
 const TONY = 'Tony Rosetti'
 
@@ -127,6 +129,9 @@ e2e(
     try {
       await signUp(gm)
       const ready = await step('the GM starts a frame (Alice and Bob open, Tony an AI) and lets spectators in; everyone opens their page', async () => {
+        tony.model = (
+          await api(gm, 'POST', '/api/models', { name: unique('Thoughtful'), provider: 'openai_compatible', api_endpoint: suite.fakeLLMURL, model_id: 'fake-gpt' })
+        ).id
         const { production } = await createCast(gm, cast)
         // Tempo 1: windows long enough to read a "Waiting for…" line; the GM fires them.
         const view = await startFrame(gm, production, cast, { name, tempo: 1, liquid_visibility: 'all', open_seats: [alice.persona, bob.persona] })
@@ -232,6 +237,7 @@ e2e(
 
       const answered = await step('an AI seat answers when addressed: Alice asks Tony; he thinks, then acts on both pages, the GM pressing nothing', async () => {
         const a = people.alice.page
+        const heard = people.alice.frames.length
         const marker = mark('ASK1')
         await commit(a, await writeIntention(a, `She asks Tony whether he has been here before, ${marker}.`))
         await outcomeWith(a, marker)
@@ -244,6 +250,8 @@ e2e(
         // He was seen thinking meanwhile, on the GM's seat row and at Alice's table.
         assert.ok((await recordedTable(gm)).thinking.includes(tony.seat), 'the GM never saw Tony thinking')
         assert.ok((await recordedTable(a)).thinking.includes(tony.seat), 'Alice never saw Tony thinking')
+        const said = people.alice.frames.slice(heard).filter((f) => f.msg?.type === 'presence' && f.msg.seat === tony.seat && 'typing' in f.msg)
+        assert.deepEqual(said.map((f) => f.msg.typing), [true, false], 'Tony’s thinking was not said begun and over')
         assert.deepEqual(gmAdvances, [], 'the GM’s page asked the AI to act')
       })
 
