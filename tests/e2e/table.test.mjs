@@ -114,7 +114,7 @@ const actionBy = (page, name) => page.getByTestId('feed-outcome').filter({ has: 
 e2e(
   lmix,
   'table: alerts, live settings, an AI character that answers when addressed, the GM’s voice, exports per role, the GM’s sheets',
-  async ({ page: gm, suite, step: harnessStep }) => {
+  async ({ page: gm, context, suite, step: harnessStep }) => {
     const people = { alice: null, bob: null, spectator: null }
     const step = shootingStep(suite, harnessStep, people)
     const cast = [{ name: 'Alice Thompson' }, { name: 'Bob Marsh', fields: { internal_truth: mark('BOBSECRET') } }, { name: TONY }]
@@ -127,14 +127,22 @@ e2e(
     const gmAdvances = countRequests(gm, /\/advance\/?$/)
 
     try {
+      await context.addInitScript(tableRecorder) // the GM's page: from its next load on
       await signUp(gm)
       const ready = await step('the GM starts a frame (Alice and Bob open, Tony an AI) and lets spectators in; everyone opens their page', async () => {
         tony.model = (
           await api(gm, 'POST', '/api/models', { name: unique('Thoughtful'), provider: 'openai_compatible', api_endpoint: suite.fakeLLMURL, model_id: 'fake-gpt' })
         ).id
-        const { production } = await createCast(gm, cast)
-        // Tempo 1: windows long enough to read a "Waiting for…" line; the GM fires them.
-        const view = await startFrame(gm, production, cast, { name, tempo: 1, liquid_visibility: 'all', open_seats: [alice.persona, bob.persona] })
+        const { production, offline } = await createCast(gm, cast)
+        // Tempo 1: windows long enough to read a "Waiting for…" line; the GM fires them. The
+        // offline narrator tells every scene (Tony's model only decides what he does).
+        const view = await startFrame(gm, production, cast, {
+          name,
+          tempo: 1,
+          liquid_visibility: 'all',
+          open_seats: [alice.persona, bob.persona],
+          medium_model: offline.id,
+        })
         frameId = view.id
         assert.equal(view.seats.find((s) => s.id === tony.seat).ai_reacts, 'addressed')
         await gm.goto(`/frames/${frameId}/gm`)
