@@ -240,10 +240,10 @@ describe('FrameGmView', () => {
     const w = await mountView(gmView())
     const select = w.find<HTMLSelectElement>(`[data-seat-id="${SEATS.tony}"] ${q('gm-seat-reacts')}`)
     await select.setValue('always')
-    await flushPromises()
     expect(api.updateSeat).toHaveBeenCalledWith('frame1', SEATS.tony, { ai_reacts: 'always' })
-    expect(select.element.value).toBe('addressed')
-    expect(useToastsStore().toasts.map((t) => t.message)).toContain('Unknown ai_reacts.')
+    // The refusal arrives through a rejected promise: wait for it.
+    await vi.waitFor(() => expect(select.element.value).toBe('addressed'))
+    await vi.waitFor(() => expect(useToastsStore().toasts.map((t) => t.message)).toContain('Unknown ai_reacts.'))
   })
 
   it('applies the guard’s late flags to an outcome', async () => {
