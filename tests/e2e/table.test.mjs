@@ -19,6 +19,7 @@
  * is tested goes through the pages.
  */
 import assert from 'node:assert/strict'
+import path from 'node:path'
 import {
   commit,
   createCast,
@@ -395,6 +396,8 @@ e2e(
           return { left: box.left, right: box.right, scrollWidth: document.documentElement.scrollWidth }
         })
         assert.ok(fit.left >= 0 && fit.right <= 390 && fit.scrollWidth <= 390, `the sheet dialog does not fit 390 px: ${JSON.stringify(fit)}`)
+        // With LMIX_SCREENSHOTS set to a folder (as frames.test.mjs), a picture of it.
+        if (process.env.LMIX_SCREENSHOTS) await gm.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, 'gm-sheet-phone.png') })
         await dialog.getByTestId('modal-close').click()
         await gm.setViewportSize({ width: 1366, height: 900 })
 
