@@ -29,8 +29,10 @@ from .models import (
     LiquidVisibility,
     Seat,
     SeatController,
+    TalkKind,
     new_invite_code,
 )
+from .talk import talk_notice
 
 MAX_TEMPO = 100.0
 BANNED = (
@@ -169,6 +171,7 @@ def frame_join(*, user: AbstractBaseUser, invite_code: str, seat_id: object) -> 
     seat.controller, seat.user = SeatController.HUMAN, user
     seat.save(update_fields=["controller", "user"])
     _seat_changed(seat)
+    talk_notice(seat=seat, user_id=user.pk, kind=TalkKind.JOIN)
     return seat
 
 
@@ -218,6 +221,11 @@ def seat_update(
         _withdraw_pending(frame, seat)
         _revoke_player(frame, previous_user_id)
     _seat_changed(seat)
+    if previous_user_id is not None:
+        # The GM giving up a seat they played leaves it; anyone else is removed.
+        gm_left = previous_user_id == frame.owner_id
+        kind = TalkKind.LEAVE if gm_left else TalkKind.KICK
+        talk_notice(seat=seat, user_id=previous_user_id, kind=kind)
     return seat
 
 
@@ -258,6 +266,8 @@ def seat_leave(*, seat: Seat) -> Seat:
         _withdraw_pending(seat.frame, seat)
         _revoke_player(seat.frame, user_id)
     _seat_changed(seat)
+    if user_id is not None:
+        talk_notice(seat=seat, user_id=user_id, kind=TalkKind.LEAVE)
     return seat
 
 

@@ -127,6 +127,7 @@ def window_body(window: Window) -> dict[str, Any]:
 def talk_body(talk: TableTalk) -> dict[str, Any]:
     return {
         "id": str(talk.pk),
+        "kind": talk.kind,
         "seat": str(talk.seat_id) if talk.seat_id else None,
         "author": talk.author.username if talk.author_id else None,
         "gm": talk.by_gm,

@@ -282,11 +282,14 @@ def test_a_seat_taken_goes_to_the_frame_and_the_spectators_and_revokes_nobody(
     with django_capture_on_commit_callbacks(execute=True):
         frame_join(user=player, invite_code=frame.invite_code, seat_id=seat.pk)
     assert revocations(published) == []
-    sent = events(published)
+    *sent, (group, notice) = events(published)
     assert [group for group, _ in sent] == [g.frame, g.spectators]
     for _, event in sent:
         assert event["type"] == "seat.changed" and event["seat"]["id"] == str(seat.id)
         assert event["seat"]["user"] == player.pk and event["seat"]["controller"] == "human"
+    # The table reads who joined; spectators never read table talk.
+    assert (group, notice["type"], notice["talk"]["kind"]) == (g.frame, "talk.created", "join")
+    assert notice["talk"]["author"] == player.username
 
 
 @pytest.mark.parametrize("how", ["released", "kicked"])
@@ -307,11 +310,14 @@ def test_a_seat_released_or_kicked_revokes_its_player_and_tells_the_frame(
             {"type": "group.revoke", "user_id": str(scene.alice_player.pk), "close_code": 4403},
         )
     ]
-    sent = events(published)
+    *sent, (group, notice) = events(published)
     assert [group for group, _ in sent] == [g.frame, g.spectators]
     for _, event in sent:
         assert event["type"] == "seat.changed" and event["seat"]["id"] == str(scene.alice.id)
         assert event["seat"]["user"] is None and event["seat"]["controller"] == "open"
+    kind = "leave" if how == "released" else "kick"
+    assert (group, notice["type"], notice["talk"]["kind"]) == (g.frame, "talk.created", kind)
+    assert notice["talk"]["author"] == scene.alice_player.username
 
 
 def test_a_gm_leaving_their_own_seat_keeps_their_sockets(
@@ -327,6 +333,7 @@ def test_a_gm_leaving_their_own_seat_keeps_their_sockets(
     assert [(group, e["type"]) for group, e in events(published)] == [
         (g.frame, "seat.changed"),
         (g.spectators, "seat.changed"),
+        (g.frame, "talk.created"),
     ]
 
 
