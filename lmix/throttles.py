@@ -39,9 +39,15 @@ def client_address(request: Request) -> str:
     """The client's address: REMOTE_ADDR, or, behind LMIX_TRUSTED_PROXY_COUNT proxies, the
     X-Forwarded-For entry the outermost one added (entries further left are the client's
     say and can be forged). IPv6 counts per /64, the block one host usually holds."""
-    address = request.META.get("REMOTE_ADDR", "")
+    return peer_address(
+        request.META.get("REMOTE_ADDR", ""), request.META.get("HTTP_X_FORWARDED_FOR", "")
+    )
+
+
+def peer_address(address: str, forwarded: str) -> str:
+    """`client_address` from the peer's address and its X-Forwarded-For header (a
+    socket's scope has no request)."""
     proxies = settings.LMIX_TRUSTED_PROXY_COUNT
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
     if proxies > 0 and forwarded:
         entries = [entry.strip() for entry in forwarded.split(",")]
         address = entries[-min(proxies, len(entries))]

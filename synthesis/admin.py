@@ -78,7 +78,8 @@ class NarrativeAdmin(ViewOnly, admin.ModelAdmin):
 
 @admin.register(TableTalk)
 class TableTalkAdmin(ViewOnly, admin.ModelAdmin):
-    list_display = ("text", "frame", "author", "by_gm", "created_at")
+    list_display = ("text", "kind", "frame", "author", "by_gm", "created_at")
+    list_filter = ("kind",)
     search_fields = ("text", "frame__name")
     list_select_related = ("frame", "author")
 

@@ -6,6 +6,7 @@ from typing import Any
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -400,10 +401,13 @@ class FrameSpectatorsApi(APIView):
 
 
 class SpectateApi(CodeLookupThrottledMixin, APIView):
+    # The link is the credential: signed-out visitors watch too (counted per address).
+    permission_classes = [AllowAny]
+
     @extend_schema(request=None, responses={200: SpectatorView})
     def get(self, request: Request, code: str) -> Response:
-        """Watch a frame with the GM's spectator link: its seats, outcomes and windows —
-        never anyone's intentions, narratives or table talk."""
+        """Watch a frame with the GM's spectator link, signed in or not: its seats,
+        outcomes and windows — never anyone's intentions, narratives or table talk."""
         frame = spectated_frame(code=code)
         if frame is None:
             raise ApplicationError(

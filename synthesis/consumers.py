@@ -113,7 +113,10 @@ class FrameConsumer(FrameSocket):
 
 class SpectatorConsumer(FrameSocket):
     """A spectator's socket (the GM's spectator link): the public events only. Stopping or
-    renewing the link revokes it at once; a ping re-checks the link as a backstop."""
+    renewing the link revokes it at once; a ping re-checks the link as a backstop. The link
+    is the only credential, so a signed-out visitor may use it too."""
+
+    allows_anonymous = True
 
     async def authorize(self, user: Any) -> list[str] | None:
         code = self.scope["url_route"]["kwargs"]["code"]

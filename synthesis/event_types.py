@@ -274,7 +274,12 @@ class FrameStatusEvent(Event):
 
 
 class TalkBody(Body):
+    """A table-talk row. `say`: `author` said `text`. A notice (`join`, `leave`, `kick`)
+    has no text: `author` is the player it is about and `seat` the seat they took, left or
+    were removed from (its public name, as everyone knows it, is the page's to write)."""
+
     id: Uuid
+    kind: Literal["say", "join", "leave", "kick"]
     seat: Uuid | None  # null: the GM
     author: str | None
     gm: bool

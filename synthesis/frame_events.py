@@ -83,6 +83,12 @@ def seat_body(seat: Seat) -> dict[str, Any]:
     ).model_dump()
 
 
+def spectator_seat_body(seat: Seat) -> dict[str, Any]:
+    """A seat as a spectator reads it: the character and whether a player or an AI plays
+    it, never the player's account (anyone with the link may be watching, signed out too)."""
+    return {**seat_body(seat), "user": None, "player": None}
+
+
 def lock_frame(frame_id: object) -> None:
     """Hold the frame's row until the transaction ends. Every write in a frame that must
     be ordered (outcomes, liquid, windows, passes) takes it first: frame, then its rows."""

@@ -16,7 +16,15 @@ from productions.selectors import cast_load
 
 from .event_types import FrameSettings, FrameUpdated, SeatChanged
 from .events import notify_liquid
-from .frame_events import frame_group, lock_frame, notify_frame, seat_body, spectator_group
+from .frame_events import (
+    frame_group,
+    lock_frame,
+    notify_audiences,
+    notify_frame,
+    seat_body,
+    spectator_group,
+    spectator_seat_body,
+)
 from .frame_selectors import is_uuid
 from .models import (
     AiReacts,
@@ -29,8 +37,10 @@ from .models import (
     LiquidVisibility,
     Seat,
     SeatController,
+    TalkKind,
     new_invite_code,
 )
+from .talk import talk_notice
 
 MAX_TEMPO = 100.0
 BANNED = (
@@ -169,6 +179,7 @@ def frame_join(*, user: AbstractBaseUser, invite_code: str, seat_id: object) -> 
     seat.controller, seat.user = SeatController.HUMAN, user
     seat.save(update_fields=["controller", "user"])
     _seat_changed(seat)
+    talk_notice(seat=seat, user_id=user.pk, kind=TalkKind.JOIN)
     return seat
 
 
@@ -218,6 +229,11 @@ def seat_update(
         _withdraw_pending(frame, seat)
         _revoke_player(frame, previous_user_id)
     _seat_changed(seat)
+    if previous_user_id is not None:
+        # The GM giving up a seat they played leaves it; anyone else is removed.
+        gm_left = previous_user_id == frame.owner_id
+        kind = TalkKind.LEAVE if gm_left else TalkKind.KICK
+        talk_notice(seat=seat, user_id=previous_user_id, kind=kind)
     return seat
 
 
@@ -258,6 +274,8 @@ def seat_leave(*, seat: Seat) -> Seat:
         _withdraw_pending(seat.frame, seat)
         _revoke_player(seat.frame, user_id)
     _seat_changed(seat)
+    if user_id is not None:
+        talk_notice(seat=seat, user_id=user_id, kind=TalkKind.LEAVE)
     return seat
 
 
@@ -331,4 +349,15 @@ def _frame_changed(frame: Frame) -> None:
 
 
 def _seat_changed(seat: Seat) -> None:
-    notify_frame(seat.frame_id, SeatChanged, type="seat.changed", seat=seat_body(seat))
+    """Everyone at the table reads who plays the seat; spectators only that someone does."""
+    notify_audiences(
+        seat.frame_id,
+        SeatChanged,
+        {
+            frame_group(seat.frame_id): {"type": "seat.changed", "seat": seat_body(seat)},
+            spectator_group(seat.frame_id): {
+                "type": "seat.changed",
+                "seat": spectator_seat_body(seat),
+            },
+        },
+    )

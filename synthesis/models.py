@@ -425,9 +425,20 @@ TALK_MAX = 1000
 GM_TEXT_MAX = 2000  # a narration or a private note of the GM (synthesis/gm_voice.py)
 
 
+class TalkKind(models.TextChoices):
+    """A table-talk row: something said, or a notice of who came and went (no text: the
+    page writes it from `author`, the player it is about, and the seat's public name)."""
+
+    SAY = "say"
+    JOIN = "join"  # a player took the seat (frame_join)
+    LEAVE = "leave"  # its player gave it up (seat_leave)
+    KICK = "kick"  # the GM took it from its player (seat_update)
+
+
 class TableTalk(models.Model):
-    """An out-of-character message at the table (players and the GM): shown to everyone in
-    the frame, never read by any pass."""
+    """An out-of-character message at the table (players and the GM), or a notice that a
+    player joined, left or was removed: shown to everyone in the frame, never read by any
+    pass."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="table_talk")
@@ -436,14 +447,15 @@ class TableTalk(models.Model):
     )
     seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.SET_NULL)
     by_gm = models.BooleanField(default=False)
-    text = models.TextField(max_length=TALK_MAX)
+    kind = models.CharField(max_length=8, choices=TalkKind.choices, default=TalkKind.SAY)
+    text = models.TextField(max_length=TALK_MAX, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
-        return self.text[:40]
+        return self.text[:40] or self.kind
 
 
 class Face(models.TextChoices):

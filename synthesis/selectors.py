@@ -11,7 +11,7 @@ from productions.knowledge import public_name
 
 from .budget import budget_view
 from .content import content_recent
-from .frame_events import seat_body
+from .frame_events import seat_body, spectator_seat_body
 from .frame_llm import FrameModels
 from .frame_selectors import FrameAccess, seats_load
 from .models import (
@@ -128,6 +128,7 @@ def window_body(window: Window) -> dict[str, Any]:
 def talk_body(talk: TableTalk) -> dict[str, Any]:
     return {
         "id": str(talk.pk),
+        "kind": talk.kind,
         "seat": str(talk.seat_id) if talk.seat_id else None,
         "author": talk.author.username if talk.author_id else None,
         "gm": talk.by_gm,
@@ -233,7 +234,7 @@ def spectator_view(frame: Frame) -> dict[str, Any]:
         "mode": frame.mode,
         "tempo": frame.tempo,
         "seq": seq,
-        "seats": [seat_body(seat) for seat in seats_load(frame=frame)],
+        "seats": [spectator_seat_body(seat) for seat in seats_load(frame=frame)],
         "outcomes": [outcome_body(o) for o in Outcome.objects.filter(frame=frame)],
         "windows": [window_body(w) for w in windows],
     }

@@ -49,7 +49,8 @@ const routes: RouteRecordRaw[] = [
     name: 'spectate',
     component: () => import('@/views/SpectateView.vue'),
     props: true,
-    meta: { title: 'Watching', wide: true },
+    // The link is the credential: a signed-out visitor watches too (a bare page, App.vue).
+    meta: { public: true, title: 'Watching', wide: true },
   },
   { path: '/:pathMatch(.*)*', name: 'not-found', component: () => import('@/views/NotFoundView.vue'), meta: { public: true, title: 'Not found' } },
 ]

@@ -14,6 +14,7 @@ from django.conf import settings
 
 from lmix.errors import ApplicationError
 from lmix.heap import collector
+from lmix.throttles import peer_address
 
 from .codes import (
     CLOSE_FORBIDDEN,
@@ -61,6 +62,9 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
     """
 
     recheck_seconds: ClassVar[float] = 30
+    # Whether a signed-out visitor may connect (the spectator link only): their sockets
+    # are counted per address instead of per user. Every other socket closes 4401.
+    allows_anonymous: ClassVar[bool] = False
     groups_joined: list[str]
     live: bool  # joined and ready; False again once it leaves
     closing: bool  # it closed, or its client did: nothing more is sent
@@ -101,6 +105,13 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
     async def left(self) -> None:
         """Called once when the socket has ended and left its groups."""
 
+    def address(self) -> str:
+        """A signed-out visitor's socket slot: their address, as the REST throttles count
+        it (behind LMIX_TRUSTED_PROXY_COUNT proxies, from X-Forwarded-For)."""
+        client = self.scope.get("client") or ("", 0)
+        forwarded = dict(self.scope.get("headers", [])).get(b"x-forwarded-for", b"")
+        return f"address:{peer_address(client[0] or '', forwarded.decode('latin-1'))}"
+
     def free_slot(self) -> None:
         if self.slot is not None:
             open_sockets[self.slot] -= 1
@@ -117,10 +128,11 @@ class GroupConsumer(AsyncJsonWebsocketConsumer):
         self.groups_joined, self.live = [], False
         await self.accept()
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        signed_in = user is not None and user.is_authenticated
+        if user is None or not (signed_in or self.allows_anonymous):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        slot = (str(user.pk), self.scope.get("path", ""))
+        slot = (str(user.pk) if signed_in else self.address(), self.scope.get("path", ""))
         if open_sockets[slot] >= settings.LMIX_SOCKETS_PER_USER_PER_FRAME:
             await self.close(code=CLOSE_TOO_MANY)
             return

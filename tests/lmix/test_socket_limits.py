@@ -4,6 +4,7 @@ closing socket never crashes it, a user's sockets per page are capped, and a mes
 the size limit gets the error frame and close 1009."""
 
 import asyncio
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -98,6 +99,43 @@ async def test_a_user_may_hold_only_so_many_sockets_on_one_page(settings):
     await sockets.pop().disconnect()
     sockets.append(await open_socket(members(group, 1, 2), user(1)))
     for communicator in [*sockets, other]:
+        await communicator.disconnect()
+    assert not [slot for slot in open_sockets if slot[1] == "/ws/test/"]
+
+
+class OpenRoomConsumer(RoomConsumer):
+    allows_anonymous = True  # like the spectator link's socket
+
+
+def visitor_app(address: str, consumer: type[RoomConsumer] = OpenRoomConsumer):
+    """A signed-out visitor (no session) from `address`, on a socket anyone may join."""
+    anonymous = SimpleNamespace(pk=None, is_authenticated=False)
+    inner = app_for(lambda _: ["open-room"], anonymous, consumer)
+
+    async def app(scope, receive, send):
+        return await inner({**scope, "client": (address, 40000)}, receive, send)
+
+    return app
+
+
+async def test_a_signed_out_visitor_is_refused_unless_the_socket_allows_them():
+    refused = WebsocketCommunicator(visitor_app("10.1.1.1", RoomConsumer), "/ws/test/")
+    assert (await refused.connect(timeout=5))[0]
+    assert await closed_with(refused, timeout=5) == 4401
+
+
+async def test_signed_out_visitors_hold_only_so_many_sockets_per_address(settings):
+    settings.LMIX_SOCKETS_PER_USER_PER_FRAME = 2
+    sockets = [WebsocketCommunicator(visitor_app("10.1.1.1"), "/ws/test/") for _ in range(3)]
+    for communicator in sockets[:2]:
+        assert (await communicator.connect(timeout=5))[0]
+        assert await communicator.receive_json_from(timeout=5) == {"type": "ready"}
+    assert (await sockets[2].connect(timeout=5))[0]
+    assert await closed_with(sockets[2], timeout=5) == 4429
+    elsewhere = WebsocketCommunicator(visitor_app("10.2.2.2"), "/ws/test/")
+    assert (await elsewhere.connect(timeout=5))[0]
+    assert await elsewhere.receive_json_from(timeout=5) == {"type": "ready"}
+    for communicator in [*sockets[:2], elsewhere]:
         await communicator.disconnect()
     assert not [slot for slot in open_sockets if slot[1] == "/ws/test/"]
 

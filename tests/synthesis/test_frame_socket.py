@@ -137,6 +137,8 @@ async def test_a_kicked_player_socket_closes_at_once_and_the_others_stay():
     assert closed["code"] == 4403
     changed = await next_event(bob_socket)
     assert changed["type"] == "seat.changed" and changed["seat"]["controller"] == "open"
+    notice = await next_event(bob_socket)  # the table reads that the GM removed her
+    assert notice["type"] == "talk.created" and notice["talk"]["kind"] == "kick"
     await bob_socket.send_json_to({"type": "ping"})
     assert await next_event(bob_socket) == {"type": "pong"}
     await bob_socket.disconnect()

@@ -67,7 +67,7 @@ def test_a_player_joins_an_open_seat_with_the_invite_code(user, other_api, other
     assert body["invite_code"] is None  # only the GM reads it
     seat.refresh_from_db()
     assert seat.controller == "human" and seat.user == other_user
-    assert body["seq"] == 1  # seat.changed
+    assert body["seq"] == 2  # seat.changed, and its notice in the table talk
 
 
 @pytest.mark.parametrize("case", ["wrong code", "taken seat", "ai seat", "second seat"])

@@ -29,6 +29,7 @@ from synthesis.frame_selectors import FrameAccess, frame_access
 from synthesis.frames import frame_join, seat_leave, seat_update, spectators_set
 from synthesis.liquid import frame_status_set
 from synthesis.models import Frame, Liquid, Narrative, Outcome, Pass, Seat, Window
+from synthesis.selectors import spectator_view
 from synthesis.talk import talk_post
 from synthesis.windows import window_cancel
 from tests.factories import UserFactory
@@ -282,11 +283,16 @@ def test_a_seat_taken_goes_to_the_frame_and_the_spectators_and_revokes_nobody(
     with django_capture_on_commit_callbacks(execute=True):
         frame_join(user=player, invite_code=frame.invite_code, seat_id=seat.pk)
     assert revocations(published) == []
-    sent = events(published)
+    *sent, (group, notice) = events(published)
     assert [group for group, _ in sent] == [g.frame, g.spectators]
-    for _, event in sent:
+    for to, event in sent:
         assert event["type"] == "seat.changed" and event["seat"]["id"] == str(seat.id)
-        assert event["seat"]["user"] == player.pk and event["seat"]["controller"] == "human"
+        assert event["seat"]["controller"] == "human"
+        # Spectators read that a player took it, never whose account.
+        assert event["seat"]["user"] == (player.pk if to == g.frame else None)
+    # The table reads who joined; spectators never read table talk.
+    assert (group, notice["type"], notice["talk"]["kind"]) == (g.frame, "talk.created", "join")
+    assert notice["talk"]["author"] == player.username
 
 
 @pytest.mark.parametrize("how", ["released", "kicked"])
@@ -307,11 +313,14 @@ def test_a_seat_released_or_kicked_revokes_its_player_and_tells_the_frame(
             {"type": "group.revoke", "user_id": str(scene.alice_player.pk), "close_code": 4403},
         )
     ]
-    sent = events(published)
+    *sent, (group, notice) = events(published)
     assert [group for group, _ in sent] == [g.frame, g.spectators]
     for _, event in sent:
         assert event["type"] == "seat.changed" and event["seat"]["id"] == str(scene.alice.id)
         assert event["seat"]["user"] is None and event["seat"]["controller"] == "open"
+    kind = "leave" if how == "released" else "kick"
+    assert (group, notice["type"], notice["talk"]["kind"]) == (g.frame, "talk.created", kind)
+    assert notice["talk"]["author"] == scene.alice_player.username
 
 
 def test_a_gm_leaving_their_own_seat_keeps_their_sockets(
@@ -327,6 +336,7 @@ def test_a_gm_leaving_their_own_seat_keeps_their_sockets(
     assert [(group, e["type"]) for group, e in events(published)] == [
         (g.frame, "seat.changed"),
         (g.spectators, "seat.changed"),
+        (g.frame, "talk.created"),
     ]
 
 
@@ -351,3 +361,22 @@ def test_a_seatless_readers_roll_call_goes_to_the_frame_group_never_to_spectator
     g = names(scene.frame)
     notify_presence_ask(scene.frame.id)  # the GM's socket arrived; players answer
     assert events(published) == [(g.frame, {"type": "presence.ask"})]
+
+
+def test_spectators_read_who_plays_a_seat_never_the_players_account(
+    scene, published, user, django_capture_on_commit_callbacks
+):
+    g = names(scene.frame)
+    seat_update(frame=scene.frame, seat=scene.alice, controller="open")
+    player = UserFactory(username="ALICE-ACCOUNT")
+    published.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        frame_join(user=player, invite_code=scene.frame.invite_code, seat_id=scene.alice.pk)
+    changed = {group: e["seat"] for group, e in events(published) if e["type"] == "seat.changed"}
+    assert changed[g.frame]["player"] == "ALICE-ACCOUNT" and changed[g.frame]["user"] == player.pk
+    assert changed[g.spectators]["controller"] == "human"
+    assert changed[g.spectators]["player"] is None and changed[g.spectators]["user"] is None
+    spectators_set(frame=scene.frame, enabled=True)
+    watched = spectator_view(Frame.objects.get(pk=scene.frame.pk))
+    assert "ALICE-ACCOUNT" not in str(watched)
+    assert {s["controller"] for s in watched["seats"]} == {"human", "ai"}

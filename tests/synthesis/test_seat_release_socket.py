@@ -51,14 +51,19 @@ async def test_a_released_seat_stops_its_players_stream_at_once_and_the_others_k
     # After: the seat's stream goes on to the GM only; Bob's own stream still reaches him.
     delta(frame, seats[0], "A-AFTER")
     delta(frame, seats[1], "B-AFTER")
-    gm_heard = [await next_event(gm_socket) for _ in range(3)]
+    gm_heard = [await next_event(gm_socket) for _ in range(4)]
     assert sorted(e.get("delta", e["type"]) for e in gm_heard) == [
         "A-AFTER",
         "B-AFTER",
         "seat.changed",
+        "talk.created",  # the table reads that she left
     ]
-    bob_heard = [await next_event(bob_socket) for _ in range(2)]
-    assert sorted(e.get("delta", e["type"]) for e in bob_heard) == ["B-AFTER", "seat.changed"]
+    bob_heard = [await next_event(bob_socket) for _ in range(3)]
+    assert sorted(e.get("delta", e["type"]) for e in bob_heard) == [
+        "B-AFTER",
+        "seat.changed",
+        "talk.created",
+    ]
     changed = next(e for e in bob_heard if e["type"] == "seat.changed")
     assert changed["seat"]["id"] == str(seats[0].id) and changed["seat"]["user"] is None
     for communicator in (alice_socket, alice_tab):

@@ -186,7 +186,7 @@ def test_the_gm_pauses_resumes_and_closes_over_rest(api, user):
     assert api.post(f"/api/frames/{frame.id}/pause").status_code == 409
     assert api.post(f"/api/frames/{frame.id}/resume").json()["status"] == "open"
     closed = api.post(f"/api/frames/{frame.id}/close").json()
-    assert closed["status"] == "closed" and closed["seq"] == 4  # join + three controls
+    assert closed["status"] == "closed" and closed["seq"] == 5  # join, its notice, three controls
 
 
 def test_the_window_task_runs_its_pass_itself_one_hop_less(

@@ -208,8 +208,14 @@ export interface TalkCreated {
   talk: TalkBody
   seq: number
 }
+/**
+ * A table-talk row. `say`: `author` said `text`. A notice (`join`, `leave`, `kick`)
+ * has no text: `author` is the player it is about and `seat` the seat they took, left or
+ * were removed from (its public name, as everyone knows it, is the page's to write).
+ */
 export interface TalkBody {
   id: string
+  kind: 'say' | 'join' | 'leave' | 'kick'
   seat: string | null
   author: string | null
   gm: boolean

@@ -1134,8 +1134,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * @description Watch a frame with the GM's spectator link: its seats, outcomes and windows —
-         *     never anyone's intentions, narratives or table talk.
+         * @description Watch a frame with the GM's spectator link, signed in or not: its seats,
+         *     outcomes and windows — never anyone's intentions, narratives or table talk.
          */
         get: operations["spectate_retrieve"];
         put?: never;
@@ -2423,15 +2423,23 @@ export type components = {
         SpectatorsRequest: {
             enabled: boolean;
         };
-        /** TalkBody */
+        /**
+         * TalkBody
+         * @description A table-talk row. `say`: `author` said `text`. A notice (`join`, `leave`, `kick`)
+         *     has no text: `author` is the player it is about and `seat` the seat they took, left or
+         *     were removed from (its public name, as everyone knows it, is the page's to write).
+         */
         TalkBody: {
             id: string;
+            kind: components["schemas"]["TalkBodyKindEnum"];
             seat: string | null;
             author: string | null;
             gm: boolean;
             text: string;
             created_at: string;
         };
+        /** @enum {string} */
+        TalkBodyKindEnum: "say" | "join" | "leave" | "kick";
         TalkRequest: {
             text: string;
         };

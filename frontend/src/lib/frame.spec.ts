@@ -180,8 +180,8 @@ describe('applying events', () => {
 
 describe('table talk', () => {
   it('adds each message once, in the order said, and a snapshot brings them back', () => {
-    const hi = { id: 't1', seat: SEATS.bob, author: 'bob', gm: false, text: 'brb', created_at: '2025-01-01T00:00:01Z' }
-    const gm = { id: 't2', seat: null, author: 'gm', gm: true, text: 'Ten minutes.', created_at: '2025-01-01T00:00:02Z' }
+    const hi = { id: 't1', kind: 'say' as const, seat: SEATS.bob, author: 'bob', gm: false, text: 'brb', created_at: '2025-01-01T00:00:01Z' }
+    const gm = { id: 't2', kind: 'say' as const, seat: null, author: 'gm', gm: true, text: 'Ten minutes.', created_at: '2025-01-01T00:00:02Z' }
     const state = play(fromSnapshot(makeFrameView({ seq: 1 })), [
       { type: 'talk.created', talk: hi, seq: 2 },
       { type: 'talk.created', talk: gm, seq: 3 },

@@ -1,10 +1,12 @@
 import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
 import type { SpectatorView } from '@/api/types'
 import { FakeSocket } from '@/test/fakeSocket'
 import { makeOutcome, makeSeat, makeWindow, SEATS } from '@/test/factories'
+import { useAuthStore } from '@/stores/auth'
 import SpectateView from './SpectateView.vue'
 
 vi.mock('@/api/frames', () => ({
@@ -34,6 +36,8 @@ const mountView = () => mount(SpectateView, { props: { code: 'watch1' }, global:
 
 describe('SpectateView', () => {
   beforeEach(() => {
+    setActivePinia(createPinia())
+    useAuthStore().user = { id: 1, username: 'watcher', email: 'w@example.com' }
     vi.stubGlobal('WebSocket', FakeSocket)
     vi.clearAllMocks()
   })
@@ -115,5 +119,32 @@ describe('SpectateView', () => {
     FakeSocket.last!.onclose?.({ code: 4403 })
     await flushPromises()
     expect(live.find(q('spectate-stopped')).exists()).toBe(true)
+  })
+
+  it('lets a signed-out visitor watch live, offering to log in (back here) or sign up', async () => {
+    useAuthStore().user = null
+    vi.mocked(api.getSpectated).mockResolvedValue(view())
+    const w = mountView()
+    await flushPromises()
+    FakeSocket.last!.open()
+    await flushPromises()
+    expect(w.find(q('spectate-guest')).exists()).toBe(true)
+    const links = w.findAllComponents(RouterLinkStub).map((l) => l.props('to'))
+    expect(links).toContainEqual({ name: 'login', query: { redirect: '/watch/watch1' } })
+    expect(links).toContainEqual({ name: 'signup' })
+    FakeSocket.last!.push({ type: 'outcome.created', seq: 9, outcome: makeOutcome({ id: 'o2', seq: 9 }) })
+    await flushPromises()
+    expect(w.findAll(q('spectate-feed') + ' > *').length).toBe(2)
+    expect(w.find(q('table-talk')).exists()).toBe(false)
+    FakeSocket.last!.onclose?.({ code: 4404 })
+    await flushPromises()
+    expect(w.find(q('frame-ended-back')).text()).toBe('Log in') // not a dashboard they have none of
+  })
+
+  it('shows a signed-in spectator no guest bar', async () => {
+    vi.mocked(api.getSpectated).mockResolvedValue(view())
+    const w = mountView()
+    await flushPromises()
+    expect(w.find(q('spectate-guest')).exists()).toBe(false)
   })
 })
