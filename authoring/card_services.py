@@ -8,11 +8,10 @@ import uuid
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
-
-from lmix.models import User
 
 from . import card_png
 from .card_format import json_parse, refuse
@@ -79,7 +78,7 @@ def _draft_from_png(content: bytes) -> PersonaDraft:
 
 
 @transaction.atomic
-def persona_import(*, owner: User, draft: PersonaDraft) -> Persona:
+def persona_import(*, owner: AbstractBaseUser, draft: PersonaDraft) -> Persona:
     """Create a persona from a checked draft, with its image (if any) as its avatar: all or
     nothing (a failed save removes the stored image).
 
