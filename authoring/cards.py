@@ -112,9 +112,8 @@ def card_parse(card: Any) -> PersonaDraft:
         known |= set(_V3_ONLY) | {"modification_date"}  # the export sets it afresh
     kept["other"] = {key: value for key, value in data.items() if key not in known}
     columns.update(_lmix_layers(lmix, kept.get("character_book")))
-    imported: dict[str, Any] = {
-        "card": {k: v for k, v in kept.items() if v not in ("", [], {}, None)}
-    }
+    kept = {key: value for key, value in kept.items() if value not in ("", [], {}, None)}
+    imported: dict[str, Any] = {"card": kept} if kept else {}
     luminoracore = obj(lmix.get("luminoracore"), f"data.extensions.{LMIX}.luminoracore")
     if luminoracore:
         imported["luminoracore"] = luminoracore
