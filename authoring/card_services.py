@@ -114,7 +114,9 @@ def persona_card(*, persona: Persona, spec: str, fmt: str) -> tuple[bytes, str, 
     """
     card = card_build(persona, spec="chara_card_v2" if spec == "v2" else V3)
     text = json.dumps(card, ensure_ascii=False)
-    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in persona.name)[:60] or "persona"
+    # ASCII only: a header's file name must survive every client's decoding.
+    stem = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in persona.name)
+    stem = stem.strip("_")[:60] or "persona"
     if fmt == "json":
         return text.encode(), "application/json", f"{stem}.{spec}.json"
     encoded = base64.b64encode(text.encode()).decode("ascii")

@@ -242,15 +242,17 @@ def card_build(persona: Persona, *, spec: str) -> dict[str, Any]:
     A V2 card carries V3-only fields (and `known_as`) in `extensions.lmix`, so a V3 card
     exported as V2 and imported again loses nothing.
     """
-    card = dict(persona.imported.get("card") or {})
+    imported = persona.imported if isinstance(persona.imported, dict) else {}
+    # Written by an import, but editable in the admin: anything but an object counts as none.
+    card = imported.get("card") if isinstance(imported.get("card"), dict) else {}
     lmix: dict[str, Any] = {
         "internal_truth": persona.internal_truth,
         "external_truth": persona.external_truth,
     }
-    if persona.imported.get("luminoracore"):
-        lmix["luminoracore"] = persona.imported["luminoracore"]
+    if imported.get("luminoracore"):
+        lmix["luminoracore"] = imported["luminoracore"]
     data: dict[str, Any] = {
-        **card.get("other", {}),
+        **(card["other"] if isinstance(card.get("other"), dict) else {}),
         "name": persona.name,
         "description": persona.universal_truth,
         "personality": persona.style,
@@ -279,5 +281,6 @@ def card_build(persona: Persona, *, spec: str) -> dict[str, Any]:
             lmix["card_v3"] = v3
         if persona.known_as:
             lmix["known_as"] = persona.known_as
-    data["extensions"] = {**card.get("extensions", {}), LMIX: lmix}
+    extensions = card.get("extensions") if isinstance(card.get("extensions"), dict) else {}
+    data["extensions"] = {**extensions, LMIX: lmix}
     return {"spec": spec, "spec_version": "3.0" if spec == V3 else "2.0", "data": data}

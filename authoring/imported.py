@@ -15,7 +15,9 @@ INSTRUCTIONS_MAX = 2_000  # characters; a card's long system prompt is cut, not 
 def imported_instructions(imported: dict) -> list[str]:
     """Lines for the prompt, at most INSTRUCTIONS_MAX characters together (the last one cut
     with "…"); [] for a persona made in LMiX."""
-    card = imported.get("card") or {}
+    if not isinstance(imported, dict):  # editable in the admin: anything else is nothing
+        return []
+    card = imported.get("card") if isinstance(imported.get("card"), dict) else {}
     lines = [
         line.strip()
         for key in ("system_prompt", "post_history_instructions")

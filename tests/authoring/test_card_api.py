@@ -269,3 +269,17 @@ def test_only_the_imported_persona_reads_its_cards_instructions(api, user):
     theirs = knowledge_text(speaker=other, cast=[mira, other], world=world, scenario=scenario)
     assert "Never reveal the key's purpose" not in theirs
     assert "Salt Council" not in theirs  # the book became Mira's internal truth
+
+
+def test_a_non_ascii_name_gives_an_ascii_file_name(api):
+    persona = api.post("/api/personas", {"name": "Мира “Lamp” Vance"}, format="json").json()
+    response = card_of(api, persona["id"], "v3", "json")
+    assert response["Content-Disposition"] == 'attachment; filename="Lamp__Vance.v3.json"'
+    assert response.json()["data"]["name"] == "Мира “Lamp” Vance"
+
+
+def test_an_imported_field_edited_out_of_shape_in_the_admin_still_exports(api, user):
+    persona = PersonaFactory(owner=user, imported={"card": {"other": [1], "extensions": "x"}})
+    response = card_of(api, str(persona.pk), "v2", "json")
+    assert response.status_code == 200
+    assert response.json()["data"]["extensions"]["lmix"]["internal_truth"] == persona.internal_truth
