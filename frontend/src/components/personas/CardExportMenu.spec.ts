@@ -16,3 +16,13 @@ describe('CardExportMenu', () => {
     expect(w.find('summary').text()).toBe('Export card')
   })
 })
+
+describe('CardExportMenu, chosen', () => {
+  it('folds back once a download is chosen', async () => {
+    const w = mount(CardExportMenu, { props: { id: 'p1', name: 'Mira' } })
+    const details = w.find('details').element as HTMLDetailsElement
+    details.open = true
+    await w.find('a').trigger('click')
+    expect(details.open).toBe(false)
+  })
+})
