@@ -173,8 +173,9 @@ def _book(book: Any) -> dict:
 
 
 def book_truth(book: dict | None) -> str:
-    """The enabled entries of a character book as one text, in insertion order: constant
-    entries as they are, keyed ones after their keys ("Castle, moat: …").
+    """The enabled entries of a character book as one text, in insertion order: constant and
+    regex-keyed entries as they are, keyed ones after their keys ("Castle, moat: …"), V3
+    decorators (`@@depth 4` lines leading the content) left out.
 
     Raises:
         ApplicationError: the text would not fit a truth.
@@ -185,12 +186,14 @@ def book_truth(book: dict | None) -> str:
     entries.sort(key=lambda e: e.get("insertion_order") or 0)
     parts = []
     for entry in entries:
-        content = (entry.get("content") or "").strip()
+        content = _without_decorators(entry.get("content") or "")
         keys = [k.strip() for k in entry.get("keys") or [] if k.strip()]
-        if content:
-            parts.append(
-                content if entry.get("constant") or not keys else f"{', '.join(keys)}: {content}"
-            )
+        if not content:
+            continue
+        if entry.get("constant") or entry.get("use_regex") or not keys:
+            parts.append(content)
+        else:
+            parts.append(f"{', '.join(keys)}: {content}")
     truth = "\n\n".join(parts)
     if len(truth) > TEXT_MAX:
         refuse(
@@ -198,6 +201,14 @@ def book_truth(book: dict | None) -> str:
             f"({len(truth)} characters of enabled entries; the limit is {TEXT_MAX})."
         )
     return truth
+
+
+def _without_decorators(content: str) -> str:
+    """Content without the `@@name value` lines V3 puts before it (trimmed, as it says)."""
+    lines = content.strip().splitlines()
+    while lines and lines[0].lstrip().startswith("@@"):
+        lines.pop(0)
+    return "\n".join(lines).strip()
 
 
 def _lmix_layers(lmix: dict, book: dict | None) -> dict[str, str]:

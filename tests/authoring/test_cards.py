@@ -67,6 +67,11 @@ def test_a_v3_card_maps_its_nickname_and_keeps_its_own_fields():
     assert card["creator_notes_multilingual"] == {"fr": "Idéal pour les scènes de mystère lentes."}
     assert "modification_date" not in card  # set afresh by each export
     assert "post_history_instructions" not in card  # empty: nothing to keep
+    # Decorators are trimmed, and a regex key is no label.
+    assert draft.fields["internal_truth"] == (
+        "lighthouse: The lighthouse has been dark for nine years; Mira's key opens it.\n\n"
+        "Storms in Port Ardent last exactly three nights."
+    )
 
 
 def test_unknown_card_fields_are_kept_for_export():
