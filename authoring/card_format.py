@@ -28,18 +28,19 @@ def json_parse(content: bytes, *, what: str = "The file") -> Any:
         refuse(f"{what} is not valid JSON ({error.detail}).")
 
 
-def no_nul(data: Any, where: str) -> None:
-    """Refuses text holding a NUL character, which the database cannot store."""
-    stack: list[tuple[Any, str]] = [(data, where)]
+def no_nul(data: Any) -> None:
+    """Refuses text holding a NUL character, which the database cannot store, naming where
+    (`data.creator`)."""
+    stack: list[tuple[Any, str]] = [(data, "")]
     while stack:
         item, path = stack.pop()
         if isinstance(item, str) and "\x00" in item:
-            refuse(f"{path} holds a NUL character.")
+            refuse(f"{path or 'The text'} holds a NUL character.")
         elif isinstance(item, dict):
             for key, value in item.items():
                 if "\x00" in key:
-                    refuse(f"A key in {path} holds a NUL character.")
-                stack.append((value, f"{path}.{key}"))
+                    refuse(f"A key in {path or 'the file'} holds a NUL character.")
+                stack.append((value, f"{path}.{key}" if path else key))
         elif isinstance(item, list):
             stack.extend((value, f"{path}[{i}]") for i, value in enumerate(item))
 

@@ -78,7 +78,7 @@ def card_parse(card: Any) -> PersonaDraft:
             f"Not a character card V2 or V3: `spec` is {spec!r}, expected "
             f"'{V2}' or '{V3}' (V1 cards are not supported)."
         )
-    no_nul(card, "The card")
+    no_nul(card)
     data = obj(card.get("data"), "data", required=True)
     name = text(data.get("name"), "data.name", limit=NAME_MAX, required=True)
     columns = {

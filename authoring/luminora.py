@@ -31,7 +31,7 @@ def template_parse(template: Any) -> PersonaDraft:
     """
     if not isinstance(template, dict):
         refuse("A LuminoraCore template must be a JSON object.")
-    no_nul(template, "The template")
+    no_nul(template)
     for key in REQUIRED:
         if key not in template:
             refuse(f"Not a LuminoraCore template: `{key}` is missing.")

@@ -198,6 +198,17 @@ def spoiled_card(change) -> bytes:
         (spoiled_card(lambda c: c["data"].pop("name")), "card.json", "data.name is missing"),
         (spoiled_card(lambda c: c["data"].update(tags=[1])), "card.json", r"data.tags\[0\]"),
         (b'{"hello": "world"}', "card.json", "Not a character card or a LuminoraCore"),
+        (
+            b'{"spec": "chara_card_v2", "data": {"name": "\\ud800"}}',
+            "card.json",
+            "not valid JSON .*unpaired surrogate",
+        ),
+        (b"[" * 40 + b"]" * 40, "card.json", "not valid JSON .*nested deeper"),
+        (
+            b'{"spec": "chara_card_v2", "data": {"name": "A", "extensions": {"k": "\\u0000"}}}',
+            "card.json",
+            "data.extensions.k holds a NUL character",
+        ),
         ((FIXTURES / "plain.png").read_bytes(), "face.png", "no character card"),
         ((FIXTURES / "mira.v2.png").read_bytes()[:-30], "card.png", "truncated"),
         (
@@ -221,6 +232,9 @@ def spoiled_card(change) -> bytes:
         "no-name",
         "wrong-type",
         "neither-format",
+        "lone-surrogate",
+        "too-deep",
+        "nul-character",
         "png-without-card",
         "truncated-png",
         "chunk-not-base64",

@@ -124,7 +124,7 @@ def spoiled(path: str, value) -> dict:
             spoiled("data.character_book.entries.1.keys", [None]),
             r"entries\[1\].keys\[0\] must be a string",
         ),
-        (spoiled("data.creator", "nul\x00"), "data.creator holds a NUL"),
+        (spoiled("data.creator", "nul\x00"), "^data.creator holds a NUL character"),
     ],
 )
 def test_a_malformed_card_is_refused_naming_the_problem(card, message):
