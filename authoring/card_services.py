@@ -64,7 +64,8 @@ def _draft_from_png(content: bytes) -> PersonaDraft:
     if keyword is None:
         refuse("The PNG holds no character card (no 'chara' or 'ccv3' text chunk).")
     try:
-        raw = base64.b64decode(chunks[keyword], validate=True)
+        # Some writers wrap the base64 in lines; whitespace is no part of it.
+        raw = base64.b64decode("".join(chunks[keyword].split()), validate=True)
     except (binascii.Error, ValueError):
         refuse(f"The PNG's '{keyword}' chunk is not base64.")
     draft = card_parse(json_parse(raw, what=f"The PNG's '{keyword}' chunk"))
