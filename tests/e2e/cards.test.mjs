@@ -27,6 +27,14 @@ e2e(lmix, 'cards: import a PNG card, export it, import the export; a card-less P
     const img = row.locator('img')
     await expectVisible(img)
     await eventually(async () => assert.equal(await img.evaluate((i) => i.naturalWidth), 8))
+    // What the card kept shows in the edit form, its system prompt marked as prompt text.
+    await row.getByTestId('persona-edit').click()
+    const kept = page.getByTestId('persona-modal').getByTestId('persona-imported')
+    await kept.locator('summary').click()
+    await expectText(kept, 'Works best in slow-burn mystery scenes.')
+    await expectText(kept, 'in its prompt')
+    if (process.env.LMIX_SCREENSHOTS) await kept.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, 'cards-kept.png') })
+    await page.getByTestId('form-cancel').click()
   })
 
   await step('"Export card" downloads a V3 PNG that imports to the same persona', async () => {
