@@ -1,10 +1,13 @@
 """REST endpoints for the authoring data: each user sees and changes only their own objects."""
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,10 +16,11 @@ from rest_framework.views import APIView
 from lmix import services as llm_models
 from lmix.llm.params import SAMPLER_PRESETS
 from lmix.models import LLMModel
+from lmix.parsers import StrictJSONParser
 from lmix.serializers import LLMModelSerializer, ModelTestResultSerializer, ModelTestSerializer
 from lmix.urls_router import UUID_PATTERN
 
-from . import services
+from . import card_services, services
 from .lore_services import lore_entry_save
 from .models import Affiliation, Assistant, LoreEntry, Persona, Scenario, World
 from .prompt_template import PLACEHOLDERS, default_template
@@ -24,6 +28,9 @@ from .serializers import (
     AffiliationSerializer,
     AssistantSerializer,
     AvatarUploadSerializer,
+    CardQuerySerializer,
+    CardSerializer,
+    CardUploadSerializer,
     LoreEntrySerializer,
     PersonaSerializer,
     PromptControlsSerializer,
@@ -44,6 +51,14 @@ def _errors_per_item(errors: list | dict, count: int) -> list[dict]:
         items = [errors.get(str(i), errors.get(i, {})) for i in range(count)]
         return [item if isinstance(item, dict) else {"non_field_errors": item} for item in items]
     return [dict(errors)] * count
+
+
+class QueryFormatIgnored(DefaultContentNegotiation):
+    """Content negotiation that leaves `?format=` to the view (a card's json or png), where
+    DRF would look for a renderer of that name."""
+
+    class settings:  # noqa: N801 - stands in for DRF's api_settings
+        URL_FORMAT_OVERRIDE = None
 
 
 class OwnedViewSet(viewsets.ModelViewSet):
@@ -166,6 +181,69 @@ class PersonaViewSet(OwnedViewSet):
         data.is_valid(raise_exception=True)
         persona = services.persona_avatar_set(persona=persona, upload=data.validated_data["avatar"])
         return Response(PersonaSerializer(persona, context=self.get_serializer_context()).data)
+
+    @extend_schema(
+        request={
+            "multipart/form-data": CardUploadSerializer,
+            "application/json": OpenApiTypes.OBJECT,
+        },
+        responses={201: PersonaSerializer},
+        description="Create a persona from a character card V2 or V3 (JSON, or a PNG with "
+        "the card embedded, whose image becomes its avatar) or a LuminoraCore template: "
+        "multipart with `file`, or the card or template itself as the JSON body. A "
+        "malformed one is a 400 naming the problem, and nothing is created.",
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="import",
+        parser_classes=[MultiPartParser, StrictJSONParser],
+    )
+    def import_card(self, request: Request) -> Response:
+        if request.content_type.startswith("multipart/"):
+            # Judged before the body is read (room for the multipart framing).
+            length = request.META.get("CONTENT_LENGTH") or "0"
+            if length.isdigit() and int(length) > card_services.CARD_MAX_BYTES + 64 * 1024:
+                card_services.import_size_check(size=int(length))
+            data = CardUploadSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            upload = data.validated_data["file"]
+            card_services.import_size_check(size=upload.size)
+            draft = card_services.draft_from_file(upload.read())
+        else:
+            draft = card_services.draft_from_data(request.data)
+        persona = card_services.persona_import(owner=request.user, draft=draft)
+        return Response(
+            PersonaSerializer(persona, context=self.get_serializer_context()).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+    @extend_schema(
+        parameters=[CardQuerySerializer],
+        responses={
+            (200, "application/json"): CardSerializer,
+            (200, "image/png"): OpenApiTypes.BINARY,
+        },
+        description="The persona as a character card (V3 unless `spec=v2`), as a JSON file "
+        "or a PNG with the card embedded (`chara` chunk for V2, `ccv3` for V3), sent as an "
+        "attachment.",
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="card",
+        content_negotiation_class=QueryFormatIgnored,
+    )
+    def card(self, request: Request, pk: str | None = None) -> HttpResponse:
+        persona = self.get_object()
+        query = CardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        content, content_type, filename = card_services.persona_card(
+            persona=persona, spec=query.validated_data["spec"], fmt=query.validated_data["format"]
+        )
+        response = HttpResponse(content, content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
 
 
 class AssistantViewSet(OwnedViewSet):

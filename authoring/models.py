@@ -74,6 +74,11 @@ class Persona(Truths):
     example_dialogue = models.TextField(max_length=TEXT_MAX, blank=True, default="")
     # Short labels for finding it in the list ("villain", "noir"), each once in any case.
     tags = models.JSONField(default=list, blank=True)
+    # What an imported character card or LuminoraCore template holds that no column does
+    # (its system prompt, alternate greetings, character book, extensions, behavioural
+    # rules…), kept so that exporting gives it back and the prompt can use its instructions
+    # (authoring/cards.py, authoring/luminora.py).
+    imported = models.JSONField(default=dict, blank=True)
     affiliations = models.ManyToManyField(
         Affiliation, through="Membership", related_name="members", blank=True
     )

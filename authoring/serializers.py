@@ -171,11 +171,18 @@ class PersonaSerializer(serializers.ModelSerializer):
             *TRUTH_FIELDS,
             "affiliations",
             "covert_affiliations",
+            "imported",
             "created_at",
             "updated_at",
         ]
-        read_only_fields = OWNED_READ_ONLY
+        read_only_fields = (*OWNED_READ_ONLY, "imported")
         extra_kwargs = {
+            "imported": {
+                "help_text": "What an imported character card or LuminoraCore template held "
+                "that no other field does (`card`: system prompt, creator notes, alternate "
+                "greetings, character book, extensions…; `luminoracore`: the template's "
+                "traits, rules…), given back on export. Empty for a persona made here."
+            },
             "known_as": {
                 "help_text": "The name other characters know it by; empty: its name. Its real "
                 "name only it and fellow members of its covert groups see."
@@ -283,3 +290,27 @@ class AvatarUploadSerializer(serializers.Serializer):
     avatar = serializers.FileField(
         help_text="A PNG, JPEG, WebP or GIF image of at most 2 MiB (multipart/form-data)."
     )
+
+
+class CardUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        help_text="A character card V2 or V3 (.json, or .png with the card in its `chara` or "
+        "`ccv3` chunk), or a LuminoraCore template (.json); at most 8 MiB."
+    )
+
+
+class CardQuerySerializer(serializers.Serializer):
+    spec = serializers.ChoiceField(choices=[("v2", "V2"), ("v3", "V3")], default="v3")
+    format = serializers.ChoiceField(
+        choices=[("json", "JSON"), ("png", "PNG")],
+        default="json",
+        help_text="png: the avatar (a stored PNG, else a plain image) with the card embedded.",
+    )
+
+
+class CardSerializer(serializers.Serializer):
+    """A character card as exported (its `data` follows the spec it names)."""
+
+    spec = serializers.ChoiceField(choices=[("chara_card_v2", "V2"), ("chara_card_v3", "V3")])
+    spec_version = serializers.CharField()
+    data = serializers.DictField(help_text="The card's fields, as its spec defines them.")

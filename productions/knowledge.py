@@ -3,8 +3,8 @@
 Every later part (productions, frames, memories) builds a character's prompt on this, so the
 rules live here once:
 - WORLD and SCENARIO are shared by all;
-- YOU ARE: the speaker's own universal and internal truth (and style, and example dialogue,
-  which no other character ever reads);
+- YOU ARE: the speaker's own universal and internal truth (and style, example dialogue and
+  the instructions of the card it was imported from, which no other character ever reads);
 - YOUR AFFILIATIONS: universal and internal truth of the speaker's groups;
 - OTHER PARTICIPANTS: universal and external truth of everyone else, their groups'
   universal and external truth, internal only where the speaker is a member too;
@@ -28,6 +28,7 @@ from typing import TypeVar
 
 from django.db.models import Prefetch, prefetch_related_objects
 
+from authoring.imported import imported_instructions
 from authoring.models import Affiliation, Membership, Persona, Scenario, World
 
 Member = TypeVar("Member", Persona, Affiliation)
@@ -210,6 +211,7 @@ def knowledge_sections(knowledge: Knowledge) -> list[Section]:
                     ("Style", speaker.style),
                 )
                 + _example_dialogue(speaker)
+                + _instructions(speaker)
             ),
             SectionKey.YOU,
         ),
@@ -328,6 +330,15 @@ def _example_dialogue(speaker: Persona) -> list[str]:
         return []
     label = "- Example dialogue (your voice, not events of this scene):"
     return [label, *(f"  {line}".rstrip() for line in text.splitlines())]
+
+
+def _instructions(speaker: Persona) -> list[str]:
+    """What the card or template the speaker was imported from tells the model that plays
+    it (its system prompt, behavioural rules…), bounded; never read for anyone else."""
+    lines = imported_instructions(speaker.imported or {})
+    if not lines:
+        return []
+    return ["- Instructions from your character card:", *(f"  {line}" for line in lines)]
 
 
 def _truths(*layers: tuple[str, str]) -> list[str]:

@@ -832,6 +832,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/personas/{id}/card/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The persona as a character card (V3 unless `spec=v2`), as a JSON file or a PNG with the card embedded (`chara` chunk for V2, `ccv3` for V3), sent as an attachment. */
+        get: operations["personas_card_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/personas/import/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Create a persona from a character card V2 or V3 (JSON, or a PNG with the card embedded, whose image becomes its avatar) or a LuminoraCore template: multipart with `file`, or the card or template itself as the JSON body. A malformed one is a 400 naming the problem, and nothing is created. */
+        post: operations["personas_import_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/productions/": {
         parameters: {
             query?: never;
@@ -1352,6 +1386,22 @@ export type components = {
              * @description A PNG, JPEG, WebP or GIF image of at most 2 MiB (multipart/form-data).
              */
             avatar: string;
+        };
+        /** @description A character card as exported (its `data` follows the spec it names). */
+        Card: {
+            spec: components["schemas"]["SpecEnum"];
+            spec_version: string;
+            /** @description The card's fields, as its spec defines them. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        CardUploadRequest: {
+            /**
+             * Format: binary
+             * @description A character card V2 or V3 (.json, or .png with the card in its `chara` or `ccv3` chunk), or a LuminoraCore template (.json); at most 8 MiB.
+             */
+            file: string;
         };
         Cast: {
             /** Format: uuid */
@@ -2141,6 +2191,8 @@ export type components = {
             affiliations: string[];
             /** @description Among `affiliations`: memberships only fellow members of the group see. Omitted keeps the flags of the memberships that stay. */
             covert_affiliations: string[];
+            /** @description What an imported character card or LuminoraCore template held that no other field does (`card`: system prompt, creator notes, alternate greetings, character book, extensions…; `luminoracore`: the template's traits, rules…), given back on export. Empty for a persona made here. */
+            imported: unknown;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2399,6 +2451,12 @@ export type components = {
          * @enum {string}
          */
         SpeakerKind: "assistant" | "director" | "persona";
+        /**
+         * @description * `chara_card_v2` - V2
+         *     * `chara_card_v3` - V3
+         * @enum {string}
+         */
+        SpecEnum: "chara_card_v2" | "chara_card_v3";
         /** SpectatorCode */
         SpectatorCode: {
             /** @description null: spectators are not allowed. */
@@ -3992,6 +4050,67 @@ export interface operations {
         };
         responses: {
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Persona"];
+                };
+            };
+        };
+    };
+    personas_card_retrieve: {
+        parameters: {
+            query?: {
+                /**
+                 * @description png: the avatar (a stored PNG, else a plain image) with the card embedded.
+                 *
+                 *     * `json` - JSON
+                 *     * `png` - PNG
+                 */
+                format?: "json" | "png";
+                /**
+                 * @description * `v2` - V2
+                 *     * `v3` - V3
+                 */
+                spec?: "v2" | "v3";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                    "image/png": string;
+                };
+            };
+        };
+    };
+    personas_import_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": components["schemas"]["CardUploadRequest"];
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };

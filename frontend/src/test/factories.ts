@@ -73,6 +73,7 @@ export function makePersona(over: Partial<Persona> & { id: string; name: string 
     known_as: '',
     affiliations: [],
     covert_affiliations: [],
+    imported: {},
     ...STAMP,
     ...over,
   }
