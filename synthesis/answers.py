@@ -171,6 +171,28 @@ class PassAccepted(Body):
     status: Literal["pending", "running", "done", "failed"]
 
 
+class EpilogueBody(Body):
+    """One epilogue of a closed scene: whose, where its writing stands, its text once done."""
+
+    id: Uuid = Field(description="Its pass: the GM retries a failed one with its id.")
+    seat: Uuid
+    character: str = Field(description="Its character's name; 'The scene' in a shared frame.")
+    status: Literal["pending", "running", "done", "failed"]
+    text: str
+    narrative: Uuid | None = Field(description="The narrative it wrote, once done.")
+    error: str = Field(description="Why it failed: the GM's only (empty for players).")
+
+
+class EpilogueView(Body):
+    """The epilogues of a closed scene the caller may read: the GM's all, a player's their
+    own character's (a shared frame's one is everyone's)."""
+
+    status: Literal["none", "writing", "failed", "done"] = Field(
+        description="none: the scene closed without one (or is open); failed: any failed."
+    )
+    epilogues: list[EpilogueBody]
+
+
 class WindowAnswer(Body):
     window: WindowBody
 
@@ -210,7 +232,7 @@ class PassInfo(Body):
 
     id: Uuid
     seat: Uuid
-    kind: Literal["soft", "medium"]
+    kind: Literal["soft", "medium", "epilogue"]
     trigger: str
     status: Literal["pending", "running", "done", "failed"]
     liquid: Uuid | None

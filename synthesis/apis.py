@@ -20,6 +20,7 @@ from . import liquid as liquid_services
 from .ai_seats import frame_advance
 from .answers import (
     ActingSeats,
+    EpilogueView,
     FrameList,
     FrameView,
     InviteCode,
@@ -30,6 +31,7 @@ from .answers import (
     SpectatorView,
     WindowAnswer,
 )
+from .epilogue import epilogue_retry, epilogue_view, frame_close
 from .event_types import LiquidBody, NarrativeBody, OutcomeBody, SeatBody, TalkBody
 from .frame_events import seat_body
 from .frame_selectors import (
@@ -42,7 +44,7 @@ from .frame_selectors import (
 )
 from .gm_voice import gm_narrate, gm_note
 from .medium import medium_pass_retry
-from .models import Frame, Liquid, Pass, Seat, Window
+from .models import Frame, Liquid, Pass, PassKind, Seat, Window
 from .selectors import (
     frame_view,
     liquid_body,
@@ -55,6 +57,7 @@ from .selectors import (
     window_body,
 )
 from .serializers import (
+    FrameCloseSerializer,
     FrameCreateSerializer,
     FrameJoinSerializer,
     FrameUpdateSerializer,
@@ -258,7 +261,7 @@ class LiquidCommitApi(APIView):
 
 
 class FrameControlApi(APIView):
-    """GM: pause, resume or close the frame."""
+    """GM: pause or resume the frame."""
 
     target: str = ""
 
@@ -268,6 +271,29 @@ class FrameControlApi(APIView):
         liquid_services.frame_status_set(frame=access.frame, status=self.target)
         access = frame_access_or_404(user=request.user, frame_id=frame_id)  # read anew
         return answer(FrameView, frame_view(access))
+
+
+class FrameCloseApi(APIView):
+    @extend_schema(request=FrameCloseSerializer, responses={200: FrameView})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """GM: close the scene for good; with `epilogue`, each player's character (a shared
+        frame: everyone) then gets a closing narrative, written in the background
+        (GET /api/frames/{id}/epilogue says when)."""
+        access = _gm_access(request, frame_id)
+        data = FrameCloseSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        frame_close(frame=access.frame, epilogue=data.validated_data["epilogue"])
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)  # read anew
+        return answer(FrameView, frame_view(access))
+
+
+class FrameEpilogueApi(APIView):
+    @extend_schema(request=None, responses={200: EpilogueView})
+    def get(self, request: Request, frame_id: str) -> Response:
+        """The closed scene's epilogues you may read (the GM's: every one) and where their
+        writing stands; a page polls it until they are done or failed."""
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        return answer(EpilogueView, epilogue_view(access))
 
 
 class FramePassesApi(APIView):
@@ -292,12 +318,16 @@ class FrameAdvanceApi(APIView):
 class PassRetryApi(APIView):
     @extend_schema(request=None, responses={202: PassAccepted})
     def post(self, request: Request, pass_id: str) -> Response:
-        """GM: run a failed medium pass again (its liquid waited, committed, meanwhile)."""
+        """GM: run a failed medium pass again (its liquid waited, committed, meanwhile), or
+        write a failed epilogue again."""
         pass_ = Pass.objects.filter(pk=pass_id).first()
         if pass_ is None:
             raise ApplicationError("No such pass.", status_code=404)
         _gm_access_as_row(request, pass_.frame_id, "No such pass.")
-        pass_ = medium_pass_retry(pass_=pass_)
+        if pass_.kind == PassKind.EPILOGUE:
+            pass_ = epilogue_retry(pass_=pass_)
+        else:
+            pass_ = medium_pass_retry(pass_=pass_)
         body = {"id": str(pass_.pk), "status": pass_.status}
         return answer(PassAccepted, body, status.HTTP_202_ACCEPTED)
 
