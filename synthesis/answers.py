@@ -25,6 +25,14 @@ FrameMode = Literal["per_character", "shared"]
 Controller = Literal["open", "human", "ai"]
 
 
+class MySeat(Body):
+    """The character the caller plays in a frame."""
+
+    id: Uuid
+    name: str
+    avatar_url: str
+
+
 class FrameSummary(Body):
     """A frame the caller runs or sits in."""
 
@@ -36,6 +44,13 @@ class FrameSummary(Body):
     mode: FrameMode
     is_gm: bool
     created_at: Stamp
+    active_at: Stamp = Field(description="Its newest outcome or change (or its start).")
+    my_seat: MySeat | None = Field(description="The character you play in it, if any.")
+    waiting_for: list[str] = Field(
+        description="While a round runs in an open frame: the player-held characters (by "
+        "the names everyone knows) with no committed intention nor window yet."
+    )
+    my_turn: bool = Field(description="Your character is among `waiting_for`.")
 
 
 class FrameList(RootModel[list[FrameSummary]]):

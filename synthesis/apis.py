@@ -1,7 +1,6 @@
 """REST endpoints of frames: create from a production, list, my view of one, join with an
 invite code, the GM's seat changes, invite rotation and controls; liquid; passes."""
 
-from typing import Any
 
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
@@ -38,7 +37,7 @@ from .frame_selectors import (
     FrameAccess,
     frame_access_or_404,
     frame_access_to,
-    frame_list,
+    frame_summaries,
     invite_preview,
     spectated_frame,
 )
@@ -101,19 +100,6 @@ def _seat_of(frame: Frame, seat_id: object) -> Seat:
     return seat
 
 
-def frame_summary(frame: Frame, user: Any) -> dict[str, Any]:
-    return {
-        "id": str(frame.pk),
-        "name": frame.name,
-        "production": str(frame.production_id),
-        "production_name": frame.production.name,
-        "status": frame.status,
-        "mode": frame.mode,
-        "is_gm": frame.owner_id == user.pk,
-        "created_at": frame.created_at.isoformat(),
-    }
-
-
 class ProductionFramesApi(APIView):
     @extend_schema(request=FrameCreateSerializer, responses={201: FrameView})
     def post(self, request: Request, production_id: str) -> Response:
@@ -134,9 +120,9 @@ class FrameListApi(APIView):
         responses={200: FrameList},
     )
     def get(self, request: Request) -> Response:
-        """Frames you run or play in."""
-        frames = frame_list(user=request.user)
-        return answer(FrameList, [frame_summary(frame, request.user) for frame in frames])
+        """Frames you run or play in, newest first: your character in each, and whom a
+        round under way waits for (`my_turn`: you)."""
+        return answer(FrameList, frame_summaries(user=request.user))
 
 
 class FrameDetailApi(APIView):
