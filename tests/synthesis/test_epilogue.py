@@ -100,6 +100,10 @@ def test_a_player_reads_their_own_epilogue_and_the_gm_every_one(api, other_api, 
     ]
     scene_md = api.get(f"/api/frames/{frame.id}/export?format=md").content.decode()
     assert "ALICE-EPILOGUE-MARKER" in scene_md and "BOB-EPILOGUE-MARKER" in scene_md
+    assert "#### Alice Thompson's epilogue" in scene_md  # after every outcome: the end
+    assert scene_md.index("NARRATION-MARKER") < scene_md.index("ALICE-EPILOGUE-MARKER")
+    own_md = alice.get(f"/api/frames/{frame.id}/export?format=md").content.decode()
+    assert "#### Your epilogue" in own_md
     assert epilogue_of(other_api, frame).status_code == 404
 
 
