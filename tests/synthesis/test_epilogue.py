@@ -15,6 +15,7 @@ from synthesis.epilogue import epilogue_run
 from synthesis.gm_voice import gm_narrate, gm_note
 from synthesis.models import Narrative, Pass
 from tests.synthesis.conftest import make_frame, seat_player, sent
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -182,6 +183,20 @@ def test_an_epilogue_runs_once_however_often_its_task_is_delivered(api, scene):
     first, _ = run_all(frame)
     epilogue_run(pass_id=first.pk)
     assert Narrative.objects.filter(source_pass=first).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("celery_worker")
+def test_the_worker_writes_the_epilogues_once_the_close_commits(api, user):
+    frame = make_frame(user, open_seats=2)
+    _, alice = seat_player(frame, 0)
+    gm_note(frame=frame, seat=frame.seats.get(position=0), text="ALICE-NOTE-MARKER: a key.")
+    assert close(api, frame, epilogue=True).status_code == 200
+    done = wait_for(lambda: (a := epilogue_of(alice, frame).json())["status"] == "done" and a)
+    (mine,) = done["epilogues"]
+    assert mine["text"].strip() and mine["character"] == "Alice Thompson"
+    story = alice.get(f"/api/frames/{frame.id}").json()["narratives"]
+    assert [n["trigger"] for n in story] == ["gm", "epilogue"]  # the story so far ends with it
 
 
 def test_the_offline_narrator_writes_an_epilogue_within_its_words():
