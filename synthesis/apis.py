@@ -1,7 +1,6 @@
 """REST endpoints of frames: create from a production, list, my view of one, join with an
 invite code, the GM's seat changes, invite rotation and controls; liquid; passes."""
 
-
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status

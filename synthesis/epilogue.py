@@ -93,6 +93,8 @@ def epilogue_run(*, pass_id: object) -> None:
     pass_ = Pass.objects.filter(pk=pass_id, kind=PassKind.EPILOGUE).first()
     if pass_ is None or pass_.status != PassStatus.PENDING:
         return  # gone, running or finished: a duplicate or late task
+    # Its calls count like any pass's (subject "pass:<id>"). It waits only at the full
+    # limits: the scene is closed, so no player's work is left to keep a share for.
     if not budget_admits(frame_id=pass_.frame_id, kind=Work.HUMAN, what=f"epilogue:{pass_.pk}"):
         return  # its task's mark is gone: the sweep enqueues it again in a while
     with lease_held() as owner:
@@ -239,9 +241,12 @@ EPILOGUE = leased(
 )
 
 
-def epilogues_sweep() -> dict[str, int]:
-    """The backstop for epilogues whose task was lost or whose worker died."""
-    return lease_sweep(EPILOGUE)
+def epilogues_sweep(
+    *, pending_after: float | None = None, lapsed_after: float | None = None
+) -> dict[str, int]:
+    """The backstop for epilogues whose task was lost (or that the budget held back) or
+    whose worker died (`lease_sweep`)."""
+    return lease_sweep(EPILOGUE, pending_after=pending_after, lapsed_after=lapsed_after)
 
 
 def epilogue_view(access: FrameAccess) -> dict[str, Any]:

@@ -72,6 +72,9 @@ def test_closing_with_an_epilogue_writes_one_per_player_from_their_own_knowledge
         assert marker not in bob_prompt
     stories = Narrative.objects.filter(trigger="epilogue").order_by("seat__position")
     assert [n.seat_id for n in stories] == [alice_pass.seat_id, bob_pass.seat_id]
+    assert "ALICE-NOTE-MARKER" in stories[0].text  # the offline narrator recalls her story
+    for marker in (SECRETS["bob"], SECRETS["tony"], SECRETS["group"], "BOB-NOTE-MARKER"):
+        assert marker not in stories[0].text
     assert all(n.status == "done" and n.text.strip() and not n.shared for n in stories)
     assert stories[0].user_id == alice_pass.seat.user_id
 
@@ -166,12 +169,15 @@ def test_a_shared_frame_gets_one_epilogue_everyone_reads_from_public_knowledge(a
         assert answer["epilogues"][0]["character"] == "The scene"
 
 
-def test_an_epilogue_counts_against_the_frame_budget_and_waits_for_it(api, scene, settings):
+def test_an_epilogue_counts_against_the_frame_budget_and_waits_for_it(api, scene):
     frame, _, _ = scene
     close(api, frame, epilogue=True)
     with mock.patch.object(epilogues, "budget_admits", return_value=False):
         waiting = run_all(frame)
-    assert [p.status for p in waiting] == ["pending", "pending"]  # the sweep sends them again
+    assert [p.status for p in waiting] == ["pending", "pending"]
+    with mock.patch.object(epilogues, "epilogue_enqueue") as sent_again:
+        epilogues.epilogues_sweep(pending_after=0)  # their tasks' marks are gone
+    assert sorted(c.args[0] for c in sent_again.call_args_list) == sorted(p.pk for p in waiting)
     before = frame_budget(frame_id=frame.pk).calls
     run_all(frame)
     assert frame_budget(frame_id=frame.pk).calls == before + 2
