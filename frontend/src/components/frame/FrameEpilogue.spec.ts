@@ -104,6 +104,7 @@ describe('FrameEpilogue', () => {
     expect(w.find(q('epilogue-writing')).exists()).toBe(true)
     await vi.advanceTimersByTimeAsync(1000)
     expect(w.findAll(q('epilogue-text')).map((t) => t.text())).toEqual(['When it is over, Alice looks back.', 'Bob rests.'])
+    expect(w.emitted('read')?.length).toBe(3) // the GM's page re-reads its passes each time
   })
 
   it('says when the epilogue cannot be read, and tries again', async () => {
