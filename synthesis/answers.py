@@ -379,3 +379,23 @@ class CharacterSheet(Body):
     me: SheetSelf
     groups: list[SheetGroup]
     others: list[SheetOther]
+
+
+class SkillBody(Body):
+    """A skill the caller may read: the platform's (read-only), their own, or a frame's
+    they run. `editable`: the caller may change or delete it here."""
+
+    id: Uuid
+    scope: Literal["platform", "frame", "user"]
+    face: Literal["player", "author", "designer"]
+    category: str
+    name: str
+    text: str
+    guard: bool
+    frame: Uuid | None
+    editable: bool
+    updated_at: Stamp
+
+
+class SkillList(RootModel[list[SkillBody]]):
+    """Skills by face, category and scope."""

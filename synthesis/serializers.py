@@ -8,10 +8,13 @@ from lmix.serializers import OwnedRelatedField
 
 from .frames import MAX_TEMPO
 from .models import (
+    CATEGORY_MAX,
     GM_TEXT_MAX,
     LIQUID_MAX,
+    SKILL_TEXT_MAX,
     TALK_MAX,
     AiReacts,
+    Face,
     FrameMode,
     LiquidVisibility,
     SeatController,
@@ -100,3 +103,20 @@ class GmNoteSerializer(serializers.Serializer):
 
 class SpectatorsSerializer(serializers.Serializer):
     enabled = serializers.BooleanField()
+
+
+class SkillWriteSerializer(serializers.Serializer):
+    """POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
+    PATCH /api/skills/{id} (any of name, text, face, category)."""
+
+    frame = serializers.UUIDField(required=False, allow_null=True)
+    face = serializers.ChoiceField(choices=Face.choices)
+    category = serializers.SlugField(
+        max_length=CATEGORY_MAX,
+        error_messages={"invalid": "Use lowercase letters, digits and hyphens, such as 'tone'."},
+    )
+    name = serializers.CharField(max_length=200)
+    text = serializers.CharField(max_length=SKILL_TEXT_MAX)
+
+    def validate_category(self, value: str) -> str:
+        return value.lower()

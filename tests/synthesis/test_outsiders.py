@@ -76,6 +76,9 @@ NOT_FRAME_SCOPED = {
     "frame-join",
     "frame-invite-preview",
     "spectate",
+    # A skill belongs to a user or to a frame's GM (tests/synthesis/test_skills.py).
+    "skill-list",
+    "skill-detail",
 }
 HANDLERS = ("get", "post", "put", "patch", "delete")
 

@@ -1070,6 +1070,54 @@ export type paths = {
         patch: operations["scenarios_partial_update"];
         trace?: never;
     };
+    "/api/skills/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The platform's skills (read-only, guard skills marked) and your own; with
+         *     `frame`, the platform's and that frame's (its GM only).
+         */
+        get: operations["skills_list"];
+        put?: never;
+        /**
+         * @description Write a skill: your own (it shapes the passes of the characters you play), or,
+         *     with `frame`, that frame's (its GM only; it shapes every pass of the frame). One per
+         *     face and category in each place (409); a guard category is the platform's only
+         *     (400).
+         */
+        post: operations["skills_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/skills/{skill_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A skill you may read: the platform's, your own, or one of a frame you run. */
+        get: operations["skills_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description Delete your skill or your frame's; the platform's ones stay (403). */
+        delete: operations["skills_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * @description Change your skill or your frame's: name, text, face or category. Platform skills
+         *     are read-only here (403).
+         */
+        patch: operations["skills_partial_update"];
+        trace?: never;
+    };
     "/api/spectate/{code}/": {
         parameters: {
             query?: never;
@@ -1414,6 +1462,13 @@ export type components = {
             }[];
             number: number;
         };
+        /**
+         * @description * `player` - Player
+         *     * `author` - Author
+         *     * `designer` - Designer
+         * @enum {string}
+         */
+        Face: "player" | "author" | "designer";
         /**
          * FrameBanBody
          * @description A player the GM kicked: no seat of the frame until the GM allows them back.
@@ -2031,6 +2086,18 @@ export type components = {
             assistant?: string | null;
             ai_reacts?: components["schemas"]["AiReacts"];
         };
+        /**
+         * @description POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
+         *     PATCH /api/skills/{id} (any of name, text, face, category).
+         */
+        PatchedSkillWriteRequest: {
+            /** Format: uuid */
+            frame?: string | null;
+            face?: components["schemas"]["Face"];
+            category?: string;
+            name?: string;
+            text?: string;
+        };
         PatchedTurnEditRequest: {
             content?: string;
         };
@@ -2275,6 +2342,42 @@ export type components = {
             username: string;
             password: string;
             email?: string;
+        };
+        /**
+         * SkillBody
+         * @description A skill the caller may read: the platform's (read-only), their own, or a frame's
+         *     they run. `editable`: the caller may change or delete it here.
+         */
+        SkillBody: {
+            id: string;
+            scope: components["schemas"]["SkillScope"];
+            face: components["schemas"]["Face"];
+            category: string;
+            name: string;
+            text: string;
+            guard: boolean;
+            frame: string | null;
+            editable: boolean;
+            updated_at: string;
+        };
+        /**
+         * SkillList
+         * @description Skills by face, category and scope.
+         */
+        SkillList: components["schemas"]["SkillBody"][];
+        /** @enum {string} */
+        SkillScope: "platform" | "frame" | "user";
+        /**
+         * @description POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
+         *     PATCH /api/skills/{id} (any of name, text, face, category).
+         */
+        SkillWriteRequest: {
+            /** Format: uuid */
+            frame?: string | null;
+            face: components["schemas"]["Face"];
+            category: string;
+            name: string;
+            text: string;
         };
         /** @enum {string} */
         SourceEnum: "frame" | "assistant" | "cast" | "default";
@@ -4365,6 +4468,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Scenario"];
+                };
+            };
+        };
+    };
+    skills_list: {
+        parameters: {
+            query?: {
+                face?: "author" | "designer" | "player";
+                /** @description A frame you run: its skills instead of your own. */
+                frame?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+        };
+    };
+    skills_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillWriteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
+                };
+            };
+        };
+    };
+    skills_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
+                };
+            };
+        };
+    };
+    skills_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    skills_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSkillWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
                 };
             };
         };
