@@ -93,6 +93,13 @@ e2e(lmix, 'epilogue: the GM closes a scene with an epilogue; each player reads t
       if (process.env.LMIX_SCREENSHOTS) await alice.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, 'epilogue-phone.png') })
     })
 
+    await step('a reload of the ended page shows the epilogue again, and the story so far ends with it', async () => {
+      await bob.reload()
+      await expectText(bob.getByTestId('frame-ended-title'), 'This scene has ended')
+      await expectText(bob.getByTestId('epilogue-text'), /Bob Marsh/)
+      await expectText(bob.getByTestId('narrative-label').last(), /Your epilogue/i)
+    })
+
     await step('back on the dashboards, the closed frame is listed as closed; the GM may start another', async () => {
       await alice.goto('/')
       const row = alice.getByTestId('frame-item').filter({ hasText: 'Last night at the docks' })
