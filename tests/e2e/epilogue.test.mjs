@@ -104,6 +104,8 @@ e2e(lmix, 'epilogue: the GM closes a scene with an epilogue; each player reads t
       await alice.goto('/')
       const row = alice.getByTestId('frame-item').filter({ hasText: 'Last night at the docks' })
       await expectText(row.getByTestId('frame-status'), 'closed')
+      const { scrollWidth } = await alice.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth }))
+      assert.ok(scrollWidth <= 390, `scrollWidth ${scrollWidth} > 390`)
       await gm.goto('/')
       const mine = gm.getByTestId('frame-item').filter({ hasText: 'Last night at the docks' })
       await expectText(mine, /GM/)
