@@ -251,12 +251,13 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Two queues (docs/tasks.md): "short" work takes milliseconds to seconds (soft passes,
 # bones, windows, sweeps) and must never wait behind a model stream; "streams" (narratives,
-# turns, drafts, AI seats' actions) hold their call for the whole answer, so their worker
-# runs many at once (LMIX_STREAM_CONCURRENCY threads, each idle on its socket).
+# turns, drafts, AI seats' actions, epilogues) hold their call for the whole answer, so
+# their worker runs many at once (LMIX_STREAM_CONCURRENCY threads, each idle on its socket).
 CELERY_TASK_DEFAULT_QUEUE = "short"
 STREAM_TASKS = [
     "synthesis.tasks.flesh_task",
     "synthesis.tasks.ai_act_task",
+    "synthesis.tasks.epilogue_task",
     "productions.tasks.turn_generate_task",
     "productions.tasks.draft_generate_task",
 ]

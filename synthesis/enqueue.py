@@ -11,6 +11,7 @@ FLESH = "synthesis.tasks.flesh_task"
 SOFT_PASS = "synthesis.tasks.soft_pass_task"
 WINDOW_FIRE = "synthesis.tasks.window_fire_task"
 AI_ACT = "synthesis.tasks.ai_act_task"
+EPILOGUE = "synthesis.tasks.epilogue_task"
 
 
 def medium_key(pass_id: object) -> str:
@@ -44,3 +45,11 @@ def window_fire_at(window_id: object, eta: datetime | None) -> None:
 
 def ai_act_enqueue(seat_id: str, outcome_id: str | None) -> None:
     task_named(AI_ACT).delay(seat_id, outcome_id)
+
+
+def epilogue_key(pass_id: object) -> str:
+    return f"epilogue:{pass_id}"
+
+
+def epilogue_enqueue(pass_id: object) -> None:
+    enqueue(EPILOGUE, epilogue_key(pass_id), str(pass_id))

@@ -49,8 +49,12 @@ urlpatterns = [
             apis.FrameControlApi.as_view(target=status),
             name=f"frame-{action}",
         )
-        for action, status in [("pause", "paused"), ("resume", "open"), ("close", "closed")]
+        for action, status in [("pause", "paused"), ("resume", "open")]
     ],
+    re_path(rf"^frames/{FRAME}/close/?$", apis.FrameCloseApi.as_view(), name="frame-close"),
+    re_path(
+        rf"^frames/{FRAME}/epilogue/?$", apis.FrameEpilogueApi.as_view(), name="frame-epilogue"
+    ),
     re_path(rf"^frames/{FRAME}/advance/?$", apis.FrameAdvanceApi.as_view(), name="frame-advance"),
     re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
     re_path(

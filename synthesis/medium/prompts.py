@@ -126,7 +126,7 @@ def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
     interrupt = ""
     if ctx.pass_.trigger == Trigger.INTERRUPT:
         interrupt = f"INTERRUPT: {ctx.label} must react at once: {ctx.interrupt_reason}\n"
-    return _fit(
+    return fit_messages(
         system,
         user,
         fixed={"name": ctx.label, "interrupt": interrupt},
@@ -157,7 +157,7 @@ def compile_flesh(
     else:
         system, user = template("flesh.txt")
         system = system.format(knowledge=ctx.knowledge, name=ctx.label, words=words)
-    return _fit(
+    return fit_messages(
         system,
         user,
         fixed={"name": ctx.label, "scene": "\n".join(scene_lines(scene, shared=ctx.shared))},
@@ -224,7 +224,7 @@ def scene_lines(scene: Scene, *, shared: bool) -> list[str]:
     return lines
 
 
-def _fit(
+def fit_messages(
     system: str,
     user: str,
     *,

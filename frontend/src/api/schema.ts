@@ -190,7 +190,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Frames you run or play in. */
+        /**
+         * @description Frames you run or play in, newest first: your character in each, and whom a
+         *     round under way waits for (`my_turn`: you).
+         */
         get: operations["frames_list"];
         put?: never;
         post?: never;
@@ -315,7 +318,11 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description GM: pause, resume or close the frame. */
+        /**
+         * @description GM: close the scene for good; with `epilogue`, each player's character (a shared
+         *     frame: everyone) then gets a closing narrative, written in the background
+         *     (GET /api/frames/{id}/epilogue says when).
+         */
         post: operations["frames_close_create"];
         delete?: never;
         options?: never;
@@ -359,6 +366,26 @@ export type paths = {
         head?: never;
         /** @description GM: change an entry (its type, name, data or pscale); the edit is recorded. */
         patch: operations["frames_content_partial_update"];
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/epilogue/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The closed scene's epilogues you may read (the GM's: every one) and where their
+         *     writing stands; a page polls it until they are done or failed.
+         */
+        get: operations["frames_epilogue_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/frames/{frame_id}/export/": {
@@ -506,7 +533,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description GM: pause, resume or close the frame. */
+        /** @description GM: pause or resume the frame. */
         post: operations["frames_pause_create"];
         delete?: never;
         options?: never;
@@ -523,7 +550,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description GM: pause, resume or close the frame. */
+        /** @description GM: pause or resume the frame. */
         post: operations["frames_resume_create"];
         delete?: never;
         options?: never;
@@ -769,7 +796,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description GM: run a failed medium pass again (its liquid waited, committed, meanwhile). */
+        /**
+         * @description GM: run a failed medium pass again (its liquid waited, committed, meanwhile), or
+         *     write a failed epilogue again.
+         */
         post: operations["passes_retry_create"];
         delete?: never;
         options?: never;
@@ -1482,6 +1512,35 @@ export type components = {
             draft: string;
         };
         /**
+         * EpilogueBody
+         * @description One epilogue of a closed scene: whose, where its writing stands, its text once done.
+         */
+        EpilogueBody: {
+            /** @description Its pass: the GM retries a failed one with its id. */
+            id: string;
+            seat: string;
+            /** @description Its character's name; 'The scene' in a shared frame. */
+            character: string;
+            status: components["schemas"]["PassStatus"];
+            text: string;
+            /** @description The narrative it wrote, once done. */
+            narrative: string | null;
+            /** @description Why it failed: the GM's only (empty for players). */
+            error: string;
+        };
+        /**
+         * EpilogueView
+         * @description The epilogues of a closed scene the caller may read: the GM's all, a player's their
+         *     own character's (a shared frame's one is everyone's).
+         */
+        EpilogueView: {
+            /** @description none: the scene closed without one (or is open); failed: any failed. */
+            status: components["schemas"]["EpilogueViewStatusEnum"];
+            epilogues: components["schemas"]["EpilogueBody"][];
+        };
+        /** @enum {string} */
+        EpilogueViewStatusEnum: "none" | "writing" | "failed" | "done";
+        /**
          * ExportNarrative
          * @description A narrative in an export: whose story it is (`character`, the seat's public name),
          *     who played the seat when it was written (`player`), the numbers of the outcomes it
@@ -1573,6 +1632,13 @@ export type components = {
             /** @description Seconds until this minute's count rolls on. */
             rolls_in: number;
         };
+        FrameCloseRequest: {
+            /**
+             * @description Write each player's character an epilogue once the scene is closed.
+             * @default false
+             */
+            epilogue?: boolean;
+        };
         FrameCreateRequest: {
             name: string;
             /** @default per_character */
@@ -1657,6 +1723,14 @@ export type components = {
             mode: components["schemas"]["FrameMode"];
             is_gm: boolean;
             created_at: string;
+            /** @description Its newest outcome or change (or its start). */
+            active_at: string;
+            /** @description The character you play in it, if any. */
+            my_seat: components["schemas"]["MySeat"] | null;
+            /** @description While a round runs in an open frame: the player-held characters (by the names everyone knows) with no committed intention nor window yet. */
+            waiting_for: string[];
+            /** @description Your character is among `waiting_for`. */
+            my_turn: boolean;
         };
         /**
          * FrameView
@@ -1935,6 +2009,15 @@ export type components = {
             /** @description Present when a local server was reached but did not report its context size: the form asks for it. */
             context_size_hint?: string;
         };
+        /**
+         * MySeat
+         * @description The character the caller plays in a frame.
+         */
+        MySeat: {
+            id: string;
+            name: string;
+            avatar_url: string;
+        };
         /** NarrativeBody */
         NarrativeBody: {
             id: string;
@@ -2026,7 +2109,7 @@ export type components = {
             calls: components["schemas"]["LLMCallInfo"][];
         };
         /** @enum {string} */
-        PassKind: "soft" | "medium";
+        PassKind: "soft" | "medium" | "epilogue";
         /**
          * PassList
          * @description Every pass of the frame, oldest first.
@@ -3203,7 +3286,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FrameCloseRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -3283,6 +3370,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContentBody"];
+                };
+            };
+        };
+    };
+    frames_epilogue_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EpilogueView"];
                 };
             };
         };

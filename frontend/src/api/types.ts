@@ -117,8 +117,11 @@ export type FrameMode = Schemas['FrameMode']
 export type LiquidVisibility = Schemas['LiquidVisibility']
 export type SeatController = Schemas['SeatController']
 
-/** GET /api/frames: a frame I run or sit in. */
+/** GET /api/frames: a frame I run or sit in (my character, whom a running round waits for). */
 export type FrameSummary = Schemas['FrameSummary']
+/** GET /api/frames/{id}/epilogue: a closed scene's epilogues I may read, and where their writing stands. */
+export type EpilogueView = Schemas['EpilogueView']
+export type Epilogue = Schemas['EpilogueBody']
 /** A seat as everyone in the frame reads it (`name` is the persona's public name). */
 export type Seat = Schemas['SeatBody']
 /** A seat as the invite page shows it: public face only, no truths but the universal one. */
