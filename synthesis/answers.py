@@ -287,6 +287,54 @@ class PassList(RootModel[list[PassInfo]]):
     """Every pass of the frame, oldest first."""
 
 
+class FrameCall(Body):
+    """One LLM call of a frame for its GM (synthesis/diagnostics.py): what it was for
+    (`purpose`, and `label` in words), the pass it belongs to (`pass_id`, `pass_kind`) or
+    the AI seat that acted, the seat's character, the model, tokens, latency (null while
+    it runs), the recorded error, and its state: `cut_off` is a call whose worker died."""
+
+    id: int
+    purpose: str
+    label: str
+    kind: str
+    pass_id: Uuid | None
+    pass_kind: Literal["soft", "medium", "epilogue"] | None
+    seat: Uuid | None
+    character: str | None
+    model_name: str | None  # null once the model was deleted
+    model_id: str
+    provider: str
+    provider_label: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: int | None
+    error: str
+    status: Literal["running", "done", "failed", "cut_off"]
+    started_at: Stamp
+    finished_at: Stamp | None
+
+
+class FrameCallTotals(Body):
+    """Every call of the frame, not only the page's."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    errors: int
+    latency_ms: int
+    unfinished: int
+
+
+class FrameCalls(Body):
+    """A page of the frame's LLM calls, newest first; `next_before` (the `before` of the
+    next page) is null on the last page."""
+
+    calls: list[FrameCall]
+    next_before: int | None
+    page_size: int
+    totals: FrameCallTotals
+
+
 class ExportOutcome(OutcomeBody):
     """An outcome in an export: `number` counts the frame's outcomes (1, 2, 3…), where
     `seq` counts every frame-wide event."""

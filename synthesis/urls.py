@@ -4,7 +4,7 @@ from django.urls import re_path
 
 from lmix.urls_router import UUID_PATTERN
 
-from . import apis, ban_apis, budget_api, content_api, export_api, sheet_api
+from . import apis, ban_apis, budget_api, content_api, diagnostics_api, export_api, sheet_api
 from .skills import apis as skill_apis
 
 
@@ -59,6 +59,9 @@ urlpatterns = [
     re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
     re_path(
         rf"^frames/{FRAME}/budget/?$", budget_api.FrameBudgetApi.as_view(), name="frame-budget"
+    ),
+    re_path(
+        rf"^frames/{FRAME}/calls/?$", diagnostics_api.FrameCallsApi.as_view(), name="frame-calls"
     ),
     re_path(
         rf"^frames/{FRAME}/export/?$", export_api.FrameExportApi.as_view(), name="frame-export"

@@ -41,6 +41,7 @@ ENDPOINTS = {
     ("frame-advance", "post"): ("/api/frames/{frame}/advance", "frame", None),
     ("frame-passes", "get"): ("/api/frames/{frame}/passes", "frame", None),
     ("frame-budget", "get"): ("/api/frames/{frame}/budget", "frame", None),
+    ("frame-calls", "get"): ("/api/frames/{frame}/calls", "frame", None),
     ("frame-export", "get"): ("/api/frames/{frame}/export", "frame", None),
     ("frame-liquid", "post"): (
         "/api/frames/{frame}/liquid",

@@ -1,0 +1,141 @@
+"""The GM's diagnostics: every LLM call a frame made, newest first, a page at a time, with
+the pass or seat it was made for and the frame's totals (GET /api/frames/{id}/calls).
+
+`LLMCall` has no frame column (lmix knows no frames): a frame's calls are the ones whose
+`subject` names one of its passes ("pass:<id>": soft, medium — bones and flesh — and
+epilogue passes) or its seats ("seat:<id>": an AI seat's action, synthesis/ai_seats.py).
+The subjects are computed in SQL from the frame's passes and seats, so a page is one query
+whatever the frame's size, never a list of ids sent back to the database. A new kind of
+frame call must use one of these subjects (the frame's budget, synthesis/budget.py, reads
+the same ones).
+"""
+
+from typing import Any
+
+from django.db.models import CharField, Count, F, Q, QuerySet, Sum, Value
+from django.db.models.functions import Cast, Concat, Replace, Substr
+
+from lmix.models import LLMCall, Provider
+
+from .models import Frame, Pass, PassStatus, Seat
+
+CALLS_PAGE = 100  # calls per page; `next_before` asks for the next one
+
+# What each purpose is, in the GM's words; an unknown purpose shows as it is recorded.
+PURPOSES = {
+    "synthesis.soft": "Reading an intention (soft pass)",
+    "synthesis.bones": "Resolving what happened (bones)",
+    "synthesis.flesh": "Narrating it (flesh)",
+    "synthesis.epilogue": "Epilogue",
+    "synthesis.ai_act": "AI character acting",
+}
+PROVIDERS = dict(Provider.choices)
+
+
+def _subject(prefix: str) -> Concat:
+    """`"<prefix>:<id>"` of a row's UUID primary key, in SQL, as `f"{prefix}:{pk}"` writes
+    it: PostgreSQL casts a UUID to hyphenated text, SQLite stores 32 hex digits, so both
+    are reduced to the digits and hyphenated again."""
+    digits = Replace(Cast("pk", output_field=CharField()), Value("-"), Value(""))
+    groups = ((1, 8), (9, 4), (13, 4), (17, 4), (21, 12))  # 8-4-4-4-12
+    parts = [Substr(digits, start, length) for start, length in groups]
+    dashed = [part for piece in parts for part in (Value("-"), piece)][1:]
+    return Concat(Value(f"{prefix}:"), *dashed, output_field=CharField())
+
+
+def frame_calls_query(frame_id: object) -> QuerySet[LLMCall]:
+    """Every recorded LLM call of the frame (one query when evaluated)."""
+    passes = Pass.objects.filter(frame_id=frame_id).annotate(s=_subject("pass")).values("s")
+    seats = Seat.objects.filter(frame_id=frame_id).annotate(s=_subject("seat")).values("s")
+    return LLMCall.objects.filter(Q(subject__in=passes) | Q(subject__in=seats))
+
+
+def _totals(calls: QuerySet[LLMCall]) -> dict[str, int]:
+    """The frame's calls, tokens, errors, latency and calls unfinished (one query)."""
+    totals = calls.aggregate(
+        calls=Count("pk"),
+        prompt_tokens=Sum("prompt_tokens"),
+        completion_tokens=Sum("completion_tokens"),
+        errors=Count("pk", filter=~Q(error="")),
+        latency_ms=Sum("latency_ms"),
+        unfinished=Count("pk", filter=Q(finished_at__isnull=True)),
+    )
+    return {key: value or 0 for key, value in totals.items()}
+
+
+def _status(call: LLMCall, pass_status: str | None) -> str:
+    """done, failed, running — or cut_off: unfinished while its pass is no longer running
+    (its worker died mid-call; the row is never completed)."""
+    if call.finished_at is not None:
+        return "failed" if call.error else "done"
+    if pass_status is not None and pass_status != PassStatus.RUNNING:
+        return "cut_off"
+    return "running"
+
+
+def frame_calls(*, frame: Frame, before: int | None = None) -> dict[str, Any]:
+    """A page of the frame's LLM calls for its GM, newest first (before the call `before`,
+    if given), each with its purpose, the pass (id, kind, seat, character) or AI seat it
+    was made for, its model, tokens, latency, error and times; `next_before` for the next
+    page, or null; and the frame's totals. Four queries whatever the number of calls:
+    the page, the totals, the page's passes, the frame's seats. The error is the recorded
+    one (key-free, lmix/llm/client.py): the GM may read it, a player never gets here."""
+    calls = frame_calls_query(frame.pk)
+    page_query = calls if before is None else calls.filter(pk__lt=before)
+    rows = list(
+        page_query.order_by("-pk")
+        .annotate(model_name=F("llm_model__name"))
+        .defer("params")[: CALLS_PAGE + 1]
+    )
+    more = len(rows) > CALLS_PAGE
+    rows = rows[:CALLS_PAGE]
+    pass_ids = {row.subject.partition(":")[2] for row in rows if row.subject.startswith("pass:")}
+    passes = (
+        {
+            str(p["pk"]): p
+            for p in Pass.objects.filter(frame=frame, pk__in=pass_ids)
+            .order_by()
+            .values("pk", "kind", "status", "seat_id")
+        }
+        if pass_ids
+        else {}
+    )
+    names = {
+        str(pk): name
+        for pk, name in Seat.objects.filter(frame=frame)
+        .order_by()
+        .values_list("pk", "persona__name")
+    }
+    return {
+        "calls": [_call_body(row, passes, names) for row in rows],
+        "next_before": rows[-1].pk if more else None,
+        "page_size": CALLS_PAGE,
+        "totals": _totals(calls),
+    }
+
+
+def _call_body(call: LLMCall, passes: dict[str, dict], names: dict[str, str]) -> dict[str, Any]:
+    kind, _, pk = call.subject.partition(":")
+    pass_ = passes.get(pk) if kind == "pass" else None
+    seat = str(pass_["seat_id"]) if pass_ else (pk if kind == "seat" else None)
+    return {
+        "id": call.pk,
+        "purpose": call.purpose,
+        "label": PURPOSES.get(call.purpose, call.purpose),
+        "kind": call.kind,
+        "pass_id": pk if pass_ else None,
+        "pass_kind": pass_["kind"] if pass_ else None,
+        "seat": seat,
+        "character": names.get(seat) if seat else None,
+        "model_name": call.model_name,
+        "model_id": call.model_id,
+        "provider": call.provider,
+        "provider_label": PROVIDERS.get(call.provider, call.provider),
+        "prompt_tokens": call.prompt_tokens,
+        "completion_tokens": call.completion_tokens,
+        "latency_ms": call.latency_ms if call.finished_at else None,
+        "error": call.error,
+        "status": _status(call, pass_["status"] if pass_ else None),
+        "started_at": call.created_at.isoformat(),
+        "finished_at": call.finished_at.isoformat() if call.finished_at else None,
+    }
