@@ -89,29 +89,24 @@ def frame_calls(*, frame: Frame, before: int | None = None) -> dict[str, Any]:
     )
     more = len(rows) > CALLS_PAGE
     rows = rows[:CALLS_PAGE]
-    pass_ids = {row.subject.partition(":")[2] for row in rows if row.subject.startswith("pass:")}
-    passes = (
-        {
-            str(p["pk"]): p
-            for p in Pass.objects.filter(frame=frame, pk__in=pass_ids)
-            .order_by()
-            .values("pk", "kind", "status", "seat_id")
-        }
-        if pass_ids
-        else {}
-    )
-    names = {
-        str(pk): name
-        for pk, name in Seat.objects.filter(frame=frame)
-        .order_by()
-        .values_list("pk", "persona__name")
-    }
+    passes = _passes(frame, rows)
+    seats = Seat.objects.filter(frame=frame).order_by().values_list("pk", "persona__name")
+    names = {str(pk): name for pk, name in seats}
     return {
         "calls": [_call_body(row, passes, names) for row in rows],
         "next_before": rows[-1].pk if more else None,
         "page_size": CALLS_PAGE,
         "totals": _totals(calls),
     }
+
+
+def _passes(frame: Frame, rows: list[LLMCall]) -> dict[str, dict[str, Any]]:
+    """The kind, status and seat of the passes `rows` were made for, by id (one query)."""
+    ids = {row.subject.partition(":")[2] for row in rows if row.subject.startswith("pass:")}
+    if not ids:
+        return {}
+    found = Pass.objects.filter(frame=frame, pk__in=ids).order_by()
+    return {str(p["pk"]): p for p in found.values("pk", "kind", "status", "seat_id")}
 
 
 def _call_body(call: LLMCall, passes: dict[str, dict], names: dict[str, str]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ def _before(request: Request) -> int | None:
 class FrameCallsApi(APIView):
     @extend_schema(request=None, parameters=[BEFORE], responses={200: FrameCalls})
     def get(self, request: Request, frame_id: str) -> Response:
-        """GM: every LLM call of the frame, newest first, 100 a page (`CALLS_PAGE`) —
+        """GM: every LLM call of the frame, newest first, 100 a page —
         purpose, the pass or AI seat it was for, model, tokens, latency, error — and the
         frame's totals. A player gets 403, anyone else 404."""
         access = frame_access_or_404(user=request.user, frame_id=frame_id)

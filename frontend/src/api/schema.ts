@@ -309,6 +309,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/frames/{frame_id}/calls/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description GM: every LLM call of the frame, newest first, 100 a page —
+         *     purpose, the pass or AI seat it was for, model, tokens, latency, error — and the
+         *     frame's totals. A player gets 403, anyone else 404.
+         */
+        get: operations["frames_calls_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/frames/{frame_id}/close/": {
         parameters: {
             query?: never;
@@ -1631,6 +1652,59 @@ export type components = {
             waiting_windows: number;
             /** @description Seconds until this minute's count rolls on. */
             rolls_in: number;
+        };
+        /**
+         * FrameCall
+         * @description One LLM call of a frame for its GM (synthesis/diagnostics.py): what it was for
+         *     (`purpose`, and `label` in words), the pass it belongs to (`pass_id`, `pass_kind`) or
+         *     the AI seat that acted, the seat's character, the model, tokens, latency (null while
+         *     it runs), the recorded error, and its state: `cut_off` is a call whose worker died.
+         */
+        FrameCall: {
+            id: number;
+            purpose: string;
+            label: string;
+            kind: string;
+            pass_id: string | null;
+            pass_kind: ("soft" | "medium" | "epilogue") | null;
+            seat: string | null;
+            character: string | null;
+            model_name: string | null;
+            model_id: string;
+            provider: string;
+            provider_label: string;
+            prompt_tokens: number;
+            completion_tokens: number;
+            latency_ms: number | null;
+            error: string;
+            status: components["schemas"]["FrameCallStatusEnum"];
+            started_at: string;
+            finished_at: string | null;
+        };
+        /** @enum {string} */
+        FrameCallStatusEnum: "running" | "done" | "failed" | "cut_off";
+        /**
+         * FrameCallTotals
+         * @description Every call of the frame, not only the page's.
+         */
+        FrameCallTotals: {
+            calls: number;
+            prompt_tokens: number;
+            completion_tokens: number;
+            errors: number;
+            latency_ms: number;
+            unfinished: number;
+        };
+        /**
+         * FrameCalls
+         * @description A page of the frame's LLM calls, newest first; `next_before` (the `before` of the
+         *     next page) is null on the last page.
+         */
+        FrameCalls: {
+            calls: components["schemas"]["FrameCall"][];
+            next_before: number | null;
+            page_size: number;
+            totals: components["schemas"]["FrameCallTotals"];
         };
         FrameCloseRequest: {
             /**
@@ -3273,6 +3347,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FrameBudget"];
+                };
+            };
+        };
+    };
+    frames_calls_retrieve: {
+        parameters: {
+            query?: {
+                /** @description The page after this one: the `next_before` of the page read last. */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameCalls"];
                 };
             };
         };
