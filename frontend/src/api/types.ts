@@ -160,6 +160,12 @@ export type FrameView = Schemas['FrameView']
 export type FrameBan = Schemas['FrameBanBody']
 /** GET /api/frames/{id}/budget (GM): this minute's model use against the frame's limits. */
 export type FrameBudget = Schemas['FrameBudget']
+/** GET /api/frames/{id}/calls (GM): a page of the frame's LLM calls, newest first, and its totals. */
+export type FrameCalls = Schemas['FrameCalls']
+/** One LLM call of a frame: purpose, the pass or AI seat it was for, model, tokens, latency, error. */
+export type FrameCall = Schemas['FrameCall']
+export type FrameCallStatus = Schemas['FrameCallStatusEnum']
+export type FrameCallTotals = Schemas['FrameCallTotals']
 /**
  * GET /api/frames/{id}/seats/{seat}/sheet (the seat's player or the GM): the character sheet
  * and scene intro, exactly what the character's prompts may know.

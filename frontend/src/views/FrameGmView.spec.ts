@@ -2,6 +2,7 @@ import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as api from '@/api/frames'
+import * as callsApi from '@/api/frameCalls'
 import type { CharacterSheet, FrameView, PassInfo } from '@/api/types'
 import { ApiError } from '@/api/http'
 import { useToastsStore } from '@/stores/toasts'
@@ -35,6 +36,7 @@ vi.mock('@/api/frames', () => ({
   spectateLink: (code: string) => `http://test/watch/${code}`,
 }))
 
+vi.mock('@/api/frameCalls', () => ({ getFrameCalls: vi.fn() }))
 const q = (id: string) => `[data-testid="${id}"]`
 
 const failedPass: PassInfo = {
@@ -107,6 +109,54 @@ describe('FrameGmView', () => {
     await flushPromises()
     expect(api.retryPass).toHaveBeenCalledWith('p1')
     expect(w.find(q('pass-item')).attributes('data-status')).toBe('pending')
+  })
+
+  it('opens Diagnostics, and a call’s row leads to its pass in the passes list', async () => {
+    vi.mocked(callsApi.getFrameCalls).mockResolvedValue({
+      calls: [
+        {
+          id: 7,
+          purpose: 'synthesis.bones',
+          label: 'Resolving what happened (bones)',
+          kind: 'structured',
+          pass_id: 'p1',
+          pass_kind: 'medium',
+          seat: SEATS.bob,
+          character: 'Bob',
+          model_name: 'GPT X',
+          model_id: 'gpt-x',
+          provider: 'openai',
+          provider_label: 'OpenAI',
+          prompt_tokens: 900,
+          completion_tokens: 0,
+          latency_ms: 12,
+          error: 'Connection refused.',
+          status: 'failed',
+          started_at: '2025-01-01T00:00:20Z',
+          finished_at: '2025-01-01T00:00:21Z',
+        },
+      ],
+      next_before: null,
+      page_size: 100,
+      totals: { calls: 1, prompt_tokens: 900, completion_tokens: 0, errors: 1, latency_ms: 12, unfinished: 0 },
+    })
+    const scrolled = vi.fn()
+    Element.prototype.scrollIntoView = scrolled
+    const w = await mountView(gmView())
+    const dialog = () => document.querySelector(q('gm-diagnostics-dialog'))
+    await w.find(q('gm-diagnostics')).trigger('click')
+    await flushPromises()
+    expect(callsApi.getFrameCalls).toHaveBeenCalledWith('frame1')
+    expect(dialog()?.querySelector(q('call-row'))?.textContent).toContain('Resolving what happened (bones)')
+    dialog()!.querySelector<HTMLButtonElement>(q('call-toggle'))!.click()
+    await flushPromises()
+    expect(dialog()?.querySelector(q('call-error'))?.textContent).toBe('Connection refused.')
+    dialog()!.querySelector<HTMLButtonElement>(q('call-pass'))!.click()
+    await flushPromises()
+    expect(dialog()).toBeNull()
+    expect(w.find('[data-pass-id="p1"]').classes()).toContain('shown')
+    expect(scrolled).toHaveBeenCalled()
+    w.unmount()
   })
 
   it('says the frame was deleted when its socket closes with 4404, and takes the controls away', async () => {
