@@ -298,7 +298,7 @@ class FrameCall(Body):
     label: str
     kind: str
     pass_id: Uuid | None
-    pass_kind: Literal["soft", "medium", "epilogue"] | None
+    pass_kind: str | None  # a PassKind; not a Literal, so a new kind of pass never fails it
     seat: Uuid | None
     character: str | None
     model_name: str | None  # null once the model was deleted

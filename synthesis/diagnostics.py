@@ -112,7 +112,10 @@ def _passes(frame: Frame, rows: list[LLMCall]) -> dict[str, dict[str, Any]]:
 def _call_body(call: LLMCall, passes: dict[str, dict], names: dict[str, str]) -> dict[str, Any]:
     kind, _, pk = call.subject.partition(":")
     pass_ = passes.get(pk) if kind == "pass" else None
-    seat = str(pass_["seat_id"]) if pass_ else (pk if kind == "seat" else None)
+    if pass_ is not None:
+        seat = str(pass_["seat_id"]) if pass_["seat_id"] else None
+    else:
+        seat = pk if kind == "seat" else None
     return {
         "id": call.pk,
         "purpose": call.purpose,

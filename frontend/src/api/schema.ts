@@ -1666,7 +1666,7 @@ export type components = {
             label: string;
             kind: string;
             pass_id: string | null;
-            pass_kind: ("soft" | "medium" | "epilogue") | null;
+            pass_kind: string | null;
             seat: string | null;
             character: string | null;
             model_name: string | null;
