@@ -109,6 +109,12 @@ e2e(lmix, 'diagnostics: the GM reads every model call of the frame, and goes fro
       const header = dialog.locator('thead')
       assert.equal(await header.evaluate((el) => el.getBoundingClientRect().height <= 1), true, 'the table header still shows')
       await shoot(gm, 'diagnostics-gm-phone.png')
+      const bones = row('synthesis.bones').first()
+      await bones.getByTestId('call-toggle').click()
+      await expectVisible(dialog.getByTestId('call-pass'))
+      await dialog.getByTestId('call-detail').scrollIntoViewIfNeeded()
+      assert.ok((await gm.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'an open row scrolls sideways')
+      await shoot(gm, 'diagnostics-gm-phone-row.png')
     })
   } finally {
     await people.alice?.context.close().catch(() => {})

@@ -97,6 +97,12 @@ describe('FrameDiagnostics', () => {
     const details = w.findAll('[data-testid="call-detail"]')
     expect(details).toHaveLength(2)
     expect(details[0]!.find('[data-testid="call-pass"]').exists()).toBe(false)
+    // Closed and opened anew: every row closed again, the newest page read again.
+    await w.setProps({ open: false })
+    await w.setProps({ open: true })
+    await flushPromises()
+    expect(getFrameCalls).toHaveBeenCalledTimes(2)
+    expect(w.find('[data-testid="call-detail"]').exists()).toBe(false)
   })
 
   it('loads the next page after the last row until there is none', async () => {
