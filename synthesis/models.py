@@ -444,3 +444,16 @@ class TableTalk(models.Model):
 
     def __str__(self) -> str:
         return self.text[:40]
+
+
+# Character state's records live in their own module; importing them here registers them.
+from .state_models import (  # noqa: E402, F401
+    DeltaKind,
+    Edge,
+    Memory,
+    MemorySource,
+    SeatState,
+    StateDelta,
+    StatePass,
+    StatePassStatus,
+)

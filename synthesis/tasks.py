@@ -14,6 +14,7 @@ from .enqueue import flesh_key, medium_key, soft_key
 from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
 from .soft import soft_pass_run, soft_passes_sweep
+from .state.run import state_pass_run
 from .windows import window_fire, windows_sweep
 
 
@@ -59,3 +60,9 @@ def frames_sweep_task() -> None:
 def ai_act_task(seat_id: str, outcome_id: str | None) -> None:
     """An AI seat answers an outcome (or the GM's advance) with liquid of its own."""
     ai_act(seat_id=seat_id, outcome_id=outcome_id)
+
+
+@shared_task(ignore_result=True)
+def state_pass_task(outcome_id: str) -> None:
+    """An outcome's state pass: its witnesses' edges, mood, facts and memories."""
+    state_pass_run(outcome_id=outcome_id)
