@@ -9,6 +9,8 @@ import uuid
 from unittest import mock
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +18,7 @@ from lmix.llm.meter import meter_read
 from lmix.models import LLMCall, LLMModel
 from synthesis import medium
 from synthesis.budget import frame_key
+from synthesis.medium import run as run_module
 from synthesis.medium.components import FLESH, FLESH_SHARED, PassKind
 from synthesis.models import Outcome
 from synthesis.state.fold import DELTA_MAX, fold
@@ -25,6 +28,7 @@ from synthesis.state.schema import CharacterChange, EdgeChange, StateProposal
 from synthesis.state.services import delta_record, state_apply
 from synthesis.state_models import DeltaKind, Edge, Memory, SeatState, StateDelta, StatePass
 from tests.conftest import logged_in_client
+from tests.round_trips import round_trips
 from tests.synthesis.conftest import Scene, run, sent
 from tests.synthesis.test_medium import fake_model
 
@@ -407,3 +411,35 @@ def test_a_seats_state_is_its_players_and_the_gms_only(user):
     assert gm.status_code == 200 and gm.json()["last_failure"] is None
     missing = f"/api/frames/{scene.frame.pk}/seats/{uuid.uuid4()}/state"
     assert logged_in_client(user).get(missing).status_code == 404
+
+
+def test_the_state_adds_one_read_per_component_to_the_flesh_gather_only(user):
+    """Whatever the cast, the flesh gather reads the state in three statements (one per
+    component) and the bones gather, on the way from a commit to its outcome, reads none."""
+    scene = Scene(user)
+    state_pass_run(outcome_id=outcome_for(scene, [scene.alice, scene.bob, scene.tony]).pk)
+    for other in (scene.bob, scene.tony):
+        delta_record(seat=scene.alice, kind=DeltaKind.EDGE, target=other, affinity=3)
+    pass_ = run_module.medium_pass_read(
+        scene.fire(scene.alice, scene.commit(scene.alice, "I wait.")).pk
+    )
+    with CaptureQueriesContext(connection) as bones:
+        medium.gather(pass_, frame=pass_.frame)
+    with CaptureQueriesContext(connection) as flesh:
+        ctx = medium.gather(pass_, frame=pass_.frame, flesh=True)
+    assert len(flesh) == len(bones) + 3
+    assert not any("synthesis_memory" in q["sql"] for q in bones)
+    assert [len(ctx.loaded[k]) for k in ("memories", "relationships", "mood")] == [1, 2, 1]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a pipeline is PostgreSQL's")
+def test_on_postgresql_the_flesh_gather_reads_the_state_in_its_one_round_trip(user):
+    scene = Scene(user)
+    state_pass_run(outcome_id=outcome_for(scene, [scene.alice, scene.bob]).pk)
+    pass_ = run_module.medium_pass_read(
+        scene.fire(scene.alice, scene.commit(scene.alice, "I wait.")).pk
+    )
+    with round_trips() as trips:
+        ctx = medium.gather(pass_, frame=pass_.frame, flesh=True)
+    assert trips == [1]
+    assert ctx.loaded["memories"] and ctx.loaded["mood"]
