@@ -371,7 +371,8 @@ class StateMemory(Body):
     id: Uuid
     text: str
     outcome: Uuid | None
-    source: Literal["witnessed", "told"]
+    # A plain string: a second choice set named `source` would rename the first's enum.
+    source: str = Field(description='"witnessed", or "told" (by `told_by`).')
     told_by: str | None
     reliability: float
     significance: int = Field(description="0 trivial … 3 unforgettable (pinned).")

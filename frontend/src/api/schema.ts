@@ -2039,10 +2039,8 @@ export type components = {
         PlayedModel: {
             id: string;
             name: string;
-            source: components["schemas"]["PlayedModelSourceEnum"];
+            source: components["schemas"]["SourceEnum"];
         };
-        /** @enum {string} */
-        PlayedModelSourceEnum: "frame" | "assistant" | "cast" | "default";
         Production: {
             /** Format: uuid */
             id: string;
@@ -2235,6 +2233,8 @@ export type components = {
             password: string;
             email?: string;
         };
+        /** @enum {string} */
+        SourceEnum: "frame" | "assistant" | "cast" | "default";
         /**
          * @description * `assistant` - Assistant
          *     * `director` - Director
@@ -2292,7 +2292,8 @@ export type components = {
             id: string;
             text: string;
             outcome: string | null;
-            source: components["schemas"]["StateMemorySourceEnum"];
+            /** @description "witnessed", or "told" (by `told_by`). */
+            source: string;
             told_by: string | null;
             reliability: number;
             /** @description 0 trivial … 3 unforgettable (pinned). */
@@ -2300,8 +2301,6 @@ export type components = {
             pinned: boolean;
             created_at: string;
         };
-        /** @enum {string} */
-        StateMemorySourceEnum: "witnessed" | "told";
         /**
          * StateMood
          * @description A character's mood and the personality parameters it compiles to (0–1).
