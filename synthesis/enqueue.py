@@ -4,6 +4,8 @@ marked as queued (lmix/realtime/queued.py); its task clears the mark when it sta
 
 from datetime import datetime
 
+from django.conf import settings
+
 from lmix.realtime.queued import enqueue, task_named
 
 MEDIUM_PASS = "synthesis.tasks.medium_pass_task"
@@ -51,7 +53,5 @@ def state_pass_enqueue(outcome_id: object) -> None:
     """The outcome's state pass (synthesis/state/run.py), if state passes are on: after the
     outcome is out, never on its way. A lost one is not swept: the next outcome's pass
     moves the characters on (its `StatePass` row says it never ran)."""
-    from django.conf import settings
-
     if settings.LMIX_STATE_PASSES:
         task_named(STATE_PASS).delay(str(outcome_id))

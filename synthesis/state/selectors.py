@@ -9,8 +9,9 @@ from lmix.prepared import Param, Prepared
 
 from ..frame_selectors import FrameAccess, seats_for_prompts
 from ..medium.context import seat_labels
-from ..state_models import Edge, Memory, SeatState, StatePass
-from .fold import SeatValues
+from ..models import Seat
+from ..state_models import Edge, Memory, SeatState, StateDelta, StatePass
+from .fold import CharacterValues, SeatValues, fold
 from .levels import compiled_parameters, level
 
 # The newest memories and every pin are the candidates a prompt recalls from (`recall`).
@@ -24,6 +25,20 @@ OWN_MEMORIES = Prepared(
         "-pinned", "-created_at", "-id"
     )[:MEMORY_CANDIDATES]
 )
+
+
+def state_at(*, seat: Seat, upto_seq: int | None = None) -> CharacterValues:
+    """The seat's state as its deltas fold, all of them or only up to the outcome numbered
+    `upto_seq` (the GM's edits made before that outcome's next one stay): what a rewind to
+    that outcome will show, without deleting anything."""
+    deltas = StateDelta.objects.filter(seat=seat).select_related("outcome").order_by("id")
+    if upto_seq is not None:
+        later = StateDelta.objects.filter(seat=seat, outcome__seq__gt=upto_seq).order_by("id")
+        first_later = later.values_list("id", flat=True).first()
+        deltas = deltas.exclude(outcome__seq__gt=upto_seq)
+        if first_later is not None:  # a GM edit after the rewound outcomes goes with them
+            deltas = deltas.exclude(outcome__isnull=True, id__gt=first_later)
+    return fold(deltas)
 
 
 def recall(candidates: list[Memory], *, k: int) -> list[Memory]:

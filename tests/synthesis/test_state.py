@@ -443,3 +443,23 @@ def test_on_postgresql_the_flesh_gather_reads_the_state_in_its_one_round_trip(us
         ctx = medium.gather(pass_, frame=pass_.frame, flesh=True)
     assert trips == [1]
     assert ctx.loaded["memories"] and ctx.loaded["mood"]
+
+
+def test_the_state_up_to_an_outcome_folds_only_the_deltas_before_it(user):
+    """Rewinding will be a filter: the state at outcome n folds the deltas up to it."""
+    from synthesis.state.selectors import state_at
+
+    scene = Scene(user)
+    first, second = outcome_for(scene, [scene.alice]), outcome_for(scene, [scene.alice])
+    for outcome, affinity in ((first, 10), (second, 20)):
+        delta_record(
+            seat=scene.alice, kind=DeltaKind.EDGE, target=scene.bob, outcome=outcome,
+            affinity=affinity,
+        )  # fmt: skip
+    delta_record(seat=scene.alice, kind=DeltaKind.FACT, text="told by the GM", by=user)
+    bob = str(scene.bob.pk)
+    assert state_at(seat=scene.alice).edges[bob].affinity == 40
+    assert state_at(seat=scene.alice).seat.facts == ("told by the GM",)
+    before = state_at(seat=scene.alice, upto_seq=first.seq)
+    assert before.edges[bob].affinity == 20 and before.seat.facts == ()
+    assert Edge.objects.get(source=scene.alice).affinity == 40  # nothing was deleted
