@@ -257,6 +257,7 @@ CELERY_TASK_DEFAULT_QUEUE = "short"
 STREAM_TASKS = [
     "synthesis.tasks.flesh_task",
     "synthesis.tasks.ai_act_task",
+    "synthesis.tasks.state_pass_task",  # a model call after each outcome, never in its way
     "productions.tasks.turn_generate_task",
     "productions.tasks.draft_generate_task",
 ]
