@@ -183,7 +183,7 @@ def _since(ctx: MediumContext, outcome: Outcome | None) -> list[str]:
 
 # The base components (components.py). Outcomes and intentions are bounded by what gather
 # reads (LMIX_MEDIUM_OUTCOMES_CONTEXT, PENDING_MAX); narratives by the word budgets.
-OUTCOME_MAX = 6000  # one outcome's lines: its actions, facts and interrupts
+OUTCOME_MAX = 20000  # one outcome's lines; its fields are bounded where it is stored
 for _component in (
     Component(
         "earlier_outcomes",

@@ -11,7 +11,7 @@ from ..medium.prompts import outcome_lines, public_character, result_act, templa
 from ..models import Frame, Outcome, Seat
 from .schema import StateScene
 
-OUTCOME_MAX = 6000  # the outcome's lines (its own fields are bounded where it is stored)
+OUTCOME_MAX = 20000  # the outcome's lines (its own fields are bounded where it is stored)
 CHARACTER_MAX = 2000  # one witness's public face
 
 
