@@ -6,11 +6,19 @@ Permissive on numbers (the rules clamp them: services.py), strict on keys."""
 from dataclasses import dataclass
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lmix.llm.offline import Act
 
-from .levels import MoodName
+from .levels import MOOD_NAMES, MoodName
+
+
+def _whole(value: object) -> object:
+    """A number a model wrote as 2.5 or "3": rounded (the rules clamp it later)."""
+    try:
+        return round(float(value)) if isinstance(value, float | str) else value
+    except ValueError:
+        return value
 
 
 class EdgeChange(BaseModel):
@@ -20,6 +28,8 @@ class EdgeChange(BaseModel):
     affinity: int = Field(default=0, description="How much more (or less) they like them: -10…10.")
     trust: int = Field(default=0, description="How much more (or less) they trust them: -10…10.")
     fact: str = Field(default="", description="Something they now know about them, if any.")
+
+    _numbers = field_validator("affinity", "trust", mode="before")(lambda v: _whole(v))
 
 
 class CharacterChange(BaseModel):
@@ -32,6 +42,18 @@ class CharacterChange(BaseModel):
     learned: list[str] = Field(default_factory=list, description="Facts they learned.")
     memory: str = Field(default="", description="One or two sentences, from their view.")
     significance: int = Field(default=1, description="0 trivial … 3 unforgettable.")
+
+    _significance = field_validator("significance", mode="before")(lambda v: _whole(v))
+
+    @field_validator("mood", mode="before")
+    @classmethod
+    def _known_mood(cls, value: object) -> object:
+        """A mood written "Happy", or one we have no name for: the known one, or none (the
+        mood stays) rather than a refused answer."""
+        if not isinstance(value, str):
+            return value
+        name = value.strip().lower()
+        return name if name in MOOD_NAMES else None
 
 
 class StateProposal(BaseModel):

@@ -463,3 +463,18 @@ def test_the_state_up_to_an_outcome_folds_only_the_deltas_before_it(user):
     before = state_at(seat=scene.alice, upto_seq=first.seq)
     assert before.edges[bob].affinity == 20 and before.seat.facts == ()
     assert Edge.objects.get(source=scene.alice).affinity == 40  # nothing was deleted
+
+
+def test_a_models_loose_numbers_and_moods_are_read_not_refused():
+    proposal = StateProposal.model_validate(
+        {"characters": [
+            {"character": "A", "mood": " Happy ", "significance": "2",
+             "relationships": [{"toward": "B", "affinity": 2.6, "trust": "-3"}]},
+            {"character": "B", "mood": "ecstatic"},
+        ]}
+    )  # fmt: skip
+    a, b = proposal.characters
+    assert (a.mood, a.significance, a.relationships[0].affinity, a.relationships[0].trust) == (
+        "happy", 2, 3, -3,
+    )  # fmt: skip
+    assert b.mood is None  # a mood we have no name for leaves the mood as it was
