@@ -7,10 +7,12 @@ Counted against the frame's model budget as background work, and recorded like e
 model call (subject "outcome:<id>", synthesis/budget.py::budget_key_for)."""
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError
@@ -31,6 +33,9 @@ PURPOSE = "synthesis.state"
 REPLY_TOKENS_BASE = 150
 REPLY_TOKENS_PER_WITNESS = 250
 UNEXPECTED = "Something went wrong while updating the characters' state."
+# A state pass still running this long after its last write lost its worker: a
+# redelivered task runs it again (a call takes seconds; a minute on a slow local model).
+STALE_SECONDS = 600
 
 
 def state_pass_run(*, outcome_id: object) -> StatePass | None:
@@ -51,30 +56,48 @@ def state_pass_run(*, outcome_id: object) -> StatePass | None:
     )
     if outcome is None:
         return None
-    try:
-        with transaction.atomic():
-            state_pass = StatePass.objects.create(outcome=outcome, frame=outcome.frame)
-    except IntegrityError:
-        return None  # a duplicate or redelivered task: the first one has it
+    state_pass = _claim(outcome)
+    if state_pass is None:
+        return None  # a duplicate or redelivered task: another run has it, or had it
     tries: list[dict[str, Any]] = []
     try:
-        changed = _run(outcome, state_pass, tries)
+        _run(outcome, state_pass, tries)
     except (LLMError, ApplicationError) as error:
         return _finish(state_pass, tries, error=flat(str(error), 2000))
     except Exception:
         logger.exception("the state pass of outcome %s failed unexpectedly", outcome.pk)
         return _finish(state_pass, tries, error=UNEXPECTED)
-    logger.info("state pass of outcome %s changed %d characters", outcome.pk, len(changed))
-    return _finish(state_pass, tries)
+    return state_pass
 
 
-def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -> list:
+def _claim(outcome: Outcome) -> StatePass | None:
+    """The outcome's state pass, for this run: a new one, or one left running by a worker
+    that died (a redelivered task, STALE_SECONDS later). Its changes and its end are stored
+    in one transaction, so a pass still running has changed nothing yet."""
+    try:
+        with transaction.atomic():
+            return StatePass.objects.create(outcome=outcome, frame=outcome.frame)
+    except IntegrityError:
+        pass
+    now = timezone.now()
+    if not StatePass.objects.filter(
+        pk=outcome.pk,
+        status=StatePassStatus.RUNNING,
+        updated_at__lt=now - timedelta(seconds=STALE_SECONDS),
+    ).update(updated_at=now, messages=[], error=""):
+        return None
+    logger.warning("the state pass of outcome %s lost its worker: it runs again", outcome.pk)
+    return StatePass.objects.get(pk=outcome.pk)
+
+
+def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -> None:
     frame = outcome.frame
     seats = seats_for_prompts(frame=frame)
     witnessed = {str(w) for w in outcome.witnesses or []}
     witnesses = [s for s in seats if str(s.pk) in witnessed]
     if not witnesses:
-        return []
+        _finish(state_pass, tries)
+        return
     if not budget_admits(frame_id=frame.pk, kind=Work.AI, what=f"state:{outcome.pk}"):
         raise ApplicationError("The frame's model budget was spent: the state was not updated.")
     labels = seat_labels(seats)
@@ -92,7 +115,15 @@ def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -
         tries=tries,
         context=state_scene(outcome=outcome, witnesses=witnesses, labels=labels),
     )
-    return state_apply(outcome=outcome, proposal=proposal, seats=seats, labels=labels)
+    with transaction.atomic():
+        still_ours = StatePass.objects.select_for_update().filter(
+            pk=state_pass.pk, status=StatePassStatus.RUNNING, updated_at=state_pass.updated_at
+        )
+        if not still_ours.exists():  # taken over by a redelivered task meanwhile
+            return
+        changed = state_apply(outcome=outcome, proposal=proposal, seats=seats, labels=labels)
+        _finish(state_pass, tries)
+    logger.info("state pass of outcome %s changed %d characters", outcome.pk, len(changed))
 
 
 def _finish(state_pass: StatePass, tries: list[dict[str, Any]], *, error: str = "") -> StatePass:

@@ -478,3 +478,23 @@ def test_a_models_loose_numbers_and_moods_are_read_not_refused():
         "happy", 2, 3, -3,
     )  # fmt: skip
     assert b.mood is None  # a mood we have no name for leaves the mood as it was
+
+
+def test_a_state_pass_whose_worker_died_runs_again_on_redelivery_and_only_then(user):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from synthesis.state.run import STALE_SECONDS
+
+    scene = Scene(user)
+    outcome = outcome_for(scene, [scene.alice, scene.bob])
+    StatePass.objects.create(outcome=outcome, frame=scene.frame)  # its worker died here
+    assert state_pass_run(outcome_id=outcome.pk) is None  # still fresh: someone runs it
+    StatePass.objects.filter(pk=outcome.pk).update(
+        updated_at=timezone.now() - timedelta(seconds=STALE_SECONDS + 1)
+    )
+    again = state_pass_run(outcome_id=outcome.pk)
+    assert again.status == "done"
+    assert Memory.objects.filter(outcome=outcome).count() == 2
+    assert state_pass_run(outcome_id=outcome.pk) is None  # done: never again
