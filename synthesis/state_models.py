@@ -10,6 +10,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from lmix.lifecycle import lifecycle_move
+
 AFFINITY_START = 10  # strangers at first (the seed's levels: 0–20)
 TRUST_START = 50
 SIGNIFICANCE_MAX = 3  # 3 pins a memory
@@ -30,6 +32,15 @@ class StatePassStatus(models.TextChoices):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+
+
+# A state pass is claimed running (created so, or taken over from a dead worker), then
+# ends once: its changes and its end commit together.
+STATE_PASS_TRANSITIONS: dict[str, set[str]] = {
+    StatePassStatus.RUNNING: {StatePassStatus.DONE, StatePassStatus.FAILED},
+    StatePassStatus.DONE: set(),
+    StatePassStatus.FAILED: set(),
+}
 
 
 class StateDelta(models.Model):
@@ -165,3 +176,8 @@ class StatePass(models.Model):
 
     def __str__(self) -> str:
         return f"state pass {self.status}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        """A running state pass ends, done or failed (`STATE_PASS_TRANSITIONS`)."""
+        return lifecycle_move(StatePass, STATE_PASS_TRANSITIONS, pk, to, **kwargs)

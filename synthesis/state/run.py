@@ -63,10 +63,10 @@ def state_pass_run(*, outcome_id: object) -> StatePass | None:
     try:
         _run(outcome, state_pass, tries)
     except (LLMError, ApplicationError) as error:
-        return _finish(state_pass, tries, error=flat(str(error), 2000))
+        _finish(state_pass, tries, error=flat(str(error), 2000))
     except Exception:
         logger.exception("the state pass of outcome %s failed unexpectedly", outcome.pk)
-        return _finish(state_pass, tries, error=UNEXPECTED)
+        _finish(state_pass, tries, error=UNEXPECTED)
     return state_pass
 
 
@@ -116,21 +116,23 @@ def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -
         context=state_scene(outcome=outcome, witnesses=witnesses, labels=labels),
     )
     with transaction.atomic():
-        still_ours = StatePass.objects.select_for_update().filter(
-            pk=state_pass.pk, status=StatePassStatus.RUNNING, updated_at=state_pass.updated_at
-        )
-        if not still_ours.exists():  # taken over by a redelivered task meanwhile
+        # Ending it first locks its row: a run that lost it (taken over by a redelivered
+        # task meanwhile) changes nothing.
+        if not _finish(state_pass, tries):
             return
         changed = state_apply(outcome=outcome, proposal=proposal, seats=seats, labels=labels)
-        _finish(state_pass, tries)
     logger.info("state pass of outcome %s changed %d characters", outcome.pk, len(changed))
 
 
-def _finish(state_pass: StatePass, tries: list[dict[str, Any]], *, error: str = "") -> StatePass:
-    state_pass.status = StatePassStatus.FAILED if error else StatePassStatus.DONE
-    state_pass.error = error
-    state_pass.tries = tries
-    state_pass.save(update_fields=["status", "error", "tries", "updated_at"])
+def _finish(state_pass: StatePass, tries: list[dict[str, Any]], *, error: str = "") -> bool:
+    """End the pass, done or failed with `error`, if this run still holds it (its claim's
+    `updated_at`). Returns whether it did."""
+    to = StatePassStatus.FAILED if error else StatePassStatus.DONE
+    if not StatePass.move(
+        state_pass.pk, to, where={"updated_at": state_pass.updated_at}, error=error, tries=tries
+    ):
+        return False
+    state_pass.status, state_pass.error, state_pass.tries = to, error, tries
     if error:
         logger.warning("the state pass of outcome %s failed: %s", state_pass.pk, error)
-    return state_pass
+    return True
