@@ -354,6 +354,8 @@ SPECTACULAR_SETTINGS = {
         "LiquidVisibility": "synthesis.models.LiquidVisibility",
         "SeatController": "synthesis.models.SeatController",
         "AiReacts": "synthesis.models.AiReacts",
+        "Face": "synthesis.models.Face",
+        "SkillScope": "synthesis.models.SkillScope",
         "LiquidStatus": "synthesis.models.LiquidStatus",
         "WindowStatus": "synthesis.models.WindowStatus",
         "PassKind": "synthesis.models.PassKind",

@@ -1,12 +1,24 @@
 """Django admin for frames, their seats and what happens in them: read only, as their
 services alone keep windows, passes, outcomes and sockets in step (a change here would
-reach no player)."""
+reach no player). Skills are the exception: an administrator edits the platform skills'
+text here (a later sync of the shipped files keeps the edit)."""
 
 from django.contrib import admin
 
 from lmix.admin import ViewOnly
 
-from .models import Frame, Liquid, Narrative, Outcome, Pass, Seat, TableTalk, Window
+from .models import (
+    Frame,
+    Liquid,
+    Narrative,
+    Outcome,
+    Pass,
+    Seat,
+    Skill,
+    SkillScope,
+    TableTalk,
+    Window,
+)
 
 
 class SeatInline(ViewOnly, admin.TabularInline):
@@ -69,3 +81,24 @@ class TableTalkAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("text", "frame", "author", "by_gm", "created_at")
     search_fields = ("text", "frame__name")
     list_select_related = ("frame", "author")
+
+
+@admin.register(Skill)
+class SkillAdmin(admin.ModelAdmin):
+    """Platform skills: their text is editable; face, category and guard follow the shipped
+    file. Frame and user skills belong to their GM and player: read only here."""
+
+    list_display = ("name", "scope", "face", "category", "guard", "updated_at")
+    list_filter = ("scope", "face", "guard")
+    search_fields = ("name", "category", "text")
+    fields = ("name", "scope", "face", "category", "guard", "text", "shipped")
+    readonly_fields = ("name", "scope", "face", "category", "guard", "shipped")
+
+    def has_add_permission(self, request) -> bool:
+        return False  # platform skills come from files, the others from their owners
+
+    def has_delete_permission(self, request, obj: Skill | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj: Skill | None = None) -> bool:
+        return obj is None or obj.scope == SkillScope.PLATFORM

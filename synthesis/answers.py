@@ -10,6 +10,7 @@ from lmix.realtime.wire import Body, Stamp, Uuid, json_object, object_of_strings
 
 from .event_types import (
     FLAGS,
+    ContentBody,
     Flags,
     LiquidBody,
     NarrativeBody,
@@ -104,6 +105,7 @@ class FrameView(Body):
     )
     windows: list[WindowBody]
     talk: list[TalkBody] = Field(description="Table talk, oldest first (the newest 200).")
+    content: list[ContentBody] = Field(description="World content, oldest first (the newest 200).")
     models: FrameModels = optional()  # the GM's view only
     budget: FrameBudget = optional()  # the GM's view only
     # The GM's view only: by seat id, the real name of each character who goes by another
@@ -342,6 +344,30 @@ class CharacterSheet(Body):
     me: SheetSelf
     groups: list[SheetGroup]
     others: list[SheetOther]
+
+
+class SkillBody(Body):
+    """A skill the caller may read: the platform's (read-only), their own, or a frame's
+    they run. `editable`: the caller may change or delete it here."""
+
+    id: Uuid
+    scope: Literal["platform", "frame", "user"]
+    face: Literal["player", "author", "designer"]
+    category: str
+    name: str
+    text: str
+    guard: bool
+    frame: Uuid | None
+    editable: bool
+    updated_at: Stamp
+
+
+class SkillList(RootModel[list[SkillBody]]):
+    """Skills by face, category and scope."""
+
+
+class ContentList(RootModel[list[ContentBody]]):
+    """The frame's world content, oldest first."""
 
 
 class StateMood(Body):

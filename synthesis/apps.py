@@ -1,6 +1,7 @@
 """App config for synthesis."""
 
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class SynthesisConfig(AppConfig):
@@ -14,3 +15,13 @@ class SynthesisConfig(AppConfig):
             tasks,  # registers its Celery tasks, which enqueue.py sends work to by name
             usage,  # names the frames that use an authoring object
         )
+
+        # The shipped platform skills, into the database whenever `migrate` (or a test
+        # database's flush) has run.
+        post_migrate.connect(_platform_skills_sync, sender=self)
+
+
+def _platform_skills_sync(**kwargs) -> None:
+    from .skills import platform_skills_sync
+
+    platform_skills_sync()

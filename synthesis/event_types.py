@@ -289,6 +289,25 @@ class TalkCreated(Event):
     seq: int
 
 
+class ContentBody(Body):
+    """World content of the frame (synthesis/content.py): everyone at the table reads it."""
+
+    id: Uuid
+    type: Literal["location", "npc", "item", "event", "lore"]
+    name: str
+    data: dict[str, str] = Field(description="Its details by field; `description` always.")
+    pscale: int
+    edited: bool  # the GM changed it after it was added
+    created_at: Stamp
+
+
+class ContentChanged(Event):
+    audiences = ("frame",)
+    type: Literal["content.added", "content.edited"]
+    content: ContentBody
+    seq: int
+
+
 FRAME_EVENTS: tuple[type[Event], ...] = (
     OutcomeCreated,
     WindowEvent,
@@ -297,6 +316,7 @@ FRAME_EVENTS: tuple[type[Event], ...] = (
     FrameStatusEvent,
     FrameUpdated,
     TalkCreated,
+    ContentChanged,
     Presence,
     PresenceAsk,
     LiquidEvent,

@@ -446,6 +446,127 @@ class TableTalk(models.Model):
         return self.text[:40]
 
 
+class Face(models.TextChoices):
+    """The role one writes in (DESIGN.md): acting through a character, adding world
+    content, or writing skills."""
+
+    PLAYER = "player"
+    AUTHOR = "author"
+    DESIGNER = "designer"
+
+
+class SkillScope(models.TextChoices):
+    PLATFORM = "platform"  # ships with LMiX (synthesis/skills/files/), edited in the admin
+    FRAME = "frame"  # the frame's GM's, for every pass of that frame
+    USER = "user"  # a player's own, for the passes of their own character
+
+
+SKILL_TEXT_MAX = 4000
+CATEGORY_MAX = 40
+
+
+class Skill(models.Model):
+    """A prompt document that shapes a pass of one face (synthesis/skills/). Within one
+    category of a face the most specific scope wins (user over frame over platform); a
+    guard skill, the rules that keep secrets and agency, is platform-only and always
+    applies."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    scope = models.CharField(max_length=8, choices=SkillScope.choices)
+    face = models.CharField(max_length=8, choices=Face.choices)
+    category = models.SlugField(max_length=CATEGORY_MAX)
+    name = models.CharField(max_length=NAME_MAX)
+    text = models.TextField(max_length=SKILL_TEXT_MAX)
+    guard = models.BooleanField(default=False)
+    frame = models.ForeignKey(
+        Frame, null=True, blank=True, on_delete=models.CASCADE, related_name="skills"
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    # A platform skill's file (its key) and the text that file last shipped: a sync takes a
+    # new file's text unless an admin has edited the skill since.
+    key = models.SlugField(max_length=80, blank=True, default="")
+    shipped = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["face", "category", "scope", "created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(scope="platform", frame__isnull=True, owner__isnull=True)
+                    | models.Q(scope="frame", frame__isnull=False, owner__isnull=True, guard=False)
+                    | models.Q(scope="user", frame__isnull=True, owner__isnull=False, guard=False)
+                ),
+                name="skill_scope_matches_target",
+            ),
+            models.UniqueConstraint(
+                fields=["key"],
+                condition=models.Q(scope="platform"),
+                name="one_platform_skill_per_key",
+            ),
+            models.UniqueConstraint(
+                fields=["frame", "face", "category"],
+                condition=models.Q(scope="frame"),
+                name="one_frame_skill_per_category",
+            ),
+            models.UniqueConstraint(
+                fields=["owner", "face", "category"],
+                condition=models.Q(scope="user"),
+                name="one_user_skill_per_category",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.face}/{self.category}: {self.name}"
+
+
+class ContentType(models.TextChoices):
+    LOCATION = "location"
+    NPC = "npc"
+    ITEM = "item"
+    EVENT = "event"
+    LORE = "lore"
+
+
+CONTENT_FIELD_MAX = 2000  # one field of an entry's data (its description, say)
+CONTENT_FIELDS_MAX = 12
+
+
+class Content(models.Model):
+    """World content of a frame (a solid of the author face): a location, an NPC, an item,
+    an event or lore, added by the GM (or, later, structured from an author's writing).
+    Everyone at the table reads it, and later passes gather it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="content")
+    type = models.CharField(max_length=16, choices=ContentType.choices)
+    name = models.CharField(max_length=NAME_MAX)
+    data = models.JSONField(default=dict)  # {field: text}, `description` always
+    pscale = models.SmallIntegerField(default=0)  # the scale at which it matters, −3 … +2
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    edited_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "content"
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.name}"
+
+
 # Character state's records live in their own module; importing them here registers them.
 from .state_models import (  # noqa: E402, F401
     DeltaKind,

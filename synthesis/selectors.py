@@ -10,6 +10,7 @@ from lmix.models import LLMCall
 from productions.knowledge import public_name
 
 from .budget import budget_view
+from .content import content_recent
 from .frame_events import seat_body
 from .frame_llm import FrameModels
 from .frame_selectors import FrameAccess, seats_load
@@ -201,6 +202,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "narrators": narrators(narratives),
         "windows": [window_body(w) for w in windows],
         "talk": talk_recent(frame_id=frame.pk),
+        "content": content_recent(frame_id=frame.pk),
     }
     if access.is_gm:  # which model plays each pass: the GM's business only
         view["models"] = FrameModels(frame).view(seats)

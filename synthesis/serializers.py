@@ -8,10 +8,16 @@ from lmix.serializers import OwnedRelatedField
 
 from .frames import MAX_TEMPO
 from .models import (
+    CATEGORY_MAX,
+    CONTENT_FIELD_MAX,
+    CONTENT_FIELDS_MAX,
     GM_TEXT_MAX,
     LIQUID_MAX,
+    SKILL_TEXT_MAX,
     TALK_MAX,
     AiReacts,
+    ContentType,
+    Face,
     FrameMode,
     LiquidVisibility,
     SeatController,
@@ -92,3 +98,39 @@ class GmNoteSerializer(serializers.Serializer):
 
 class SpectatorsSerializer(serializers.Serializer):
     enabled = serializers.BooleanField()
+
+
+class SkillWriteSerializer(serializers.Serializer):
+    """POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
+    PATCH /api/skills/{id} (any of name, text, face, category)."""
+
+    frame = serializers.UUIDField(required=False, allow_null=True)
+    face = serializers.ChoiceField(choices=Face.choices)
+    category = serializers.SlugField(
+        max_length=CATEGORY_MAX,
+        error_messages={"invalid": "Use lowercase letters, digits and hyphens, such as 'tone'."},
+    )
+    name = serializers.CharField(max_length=200)
+    text = serializers.CharField(max_length=SKILL_TEXT_MAX)
+
+    def validate_category(self, value: str) -> str:
+        return value.lower()
+
+
+class ContentWriteSerializer(serializers.Serializer):
+    """POST /api/frames/{id}/content (the GM adds an entry); PATCH changes any of it."""
+
+    type = serializers.ChoiceField(choices=ContentType.choices)
+    name = serializers.CharField(max_length=200)
+    data = serializers.DictField(
+        child=serializers.CharField(max_length=CONTENT_FIELD_MAX, allow_blank=True),
+        help_text="Its details by field (`description` is needed), as text.",
+    )
+    pscale = serializers.IntegerField(min_value=-3, max_value=2, default=0)
+
+    def validate_data(self, value: dict[str, str]) -> dict[str, str]:
+        if len(value) > CONTENT_FIELDS_MAX:
+            raise serializers.ValidationError(f"At most {CONTENT_FIELDS_MAX} fields.")
+        if any(not key.strip() or len(key) > 40 for key in value):
+            raise serializers.ValidationError("Field names are 1 to 40 characters.")
+        return value

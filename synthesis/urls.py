@@ -4,7 +4,8 @@ from django.urls import re_path
 
 from lmix.urls_router import UUID_PATTERN
 
-from . import apis, ban_apis, budget_api, export_api, sheet_api
+from . import apis, ban_apis, budget_api, content_api, export_api, sheet_api
+from .skills import apis as skill_apis
 
 
 def uuid_arg(name: str) -> str:
@@ -88,4 +89,18 @@ urlpatterns = [
     re_path(rf"^windows/{WINDOW}/cancel/?$", apis.WindowCancelApi.as_view(), name="window-cancel"),
     re_path(rf"^passes/{PASS}/retry/?$", apis.PassRetryApi.as_view(), name="pass-retry"),
     re_path(rf"^liquid/{LIQUID}/commit/?$", apis.LiquidCommitApi.as_view(), name="liquid-commit"),
+    re_path(
+        rf"^frames/{FRAME}/content/?$", content_api.FrameContentApi.as_view(), name="frame-content"
+    ),
+    re_path(
+        rf"^frames/{FRAME}/content/{uuid_arg('content_id')}/?$",
+        content_api.ContentDetailApi.as_view(),
+        name="content-detail",
+    ),
+    re_path(r"^skills/?$", skill_apis.SkillListApi.as_view(), name="skill-list"),
+    re_path(
+        rf"^skills/{uuid_arg('skill_id')}/?$",
+        skill_apis.SkillDetailApi.as_view(),
+        name="skill-detail",
+    ),
 ]

@@ -42,6 +42,7 @@ const routes: RouteRecordRaw[] = [
   { path: '/affiliations', name: 'affiliations', component: () => import('@/views/AffiliationsView.vue'), meta: { title: 'Affiliations' } },
   { path: '/personas', name: 'personas', component: () => import('@/views/PersonasView.vue'), meta: { title: 'Personas' } },
   { path: '/settings', name: 'settings', component: () => import('@/views/SettingsView.vue'), meta: { title: 'Settings' } },
+  { path: '/skills', name: 'skills', component: () => import('@/views/SkillsView.vue'), meta: { title: 'Skills' } },
   { path: '/assistants', name: 'assistants', component: () => import('@/views/AssistantsView.vue'), meta: { title: 'Assistants' } },
   {
     path: '/watch/:code',

@@ -28,7 +28,6 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import {
-  TIMEOUT,
   api,
   e2e,
   eventually,
@@ -40,6 +39,19 @@ import {
   unique,
   useLmix,
 } from './harness.mjs'
+import {
+  commit,
+  createCast,
+  expectSteady,
+  mark,
+  myLiquidCard,
+  narrativeDone,
+  openBrowser as openBrowserOf,
+  outcomeWith,
+  recordSocket,
+  shootingStep,
+  writeIntention,
+} from './frame_setup.mjs'
 
 // The harness hands this to the server it starts (in `before`): slow enough to reload in
 // the middle of a narrative, fast enough for the whole file to take a couple of minutes.
@@ -53,7 +65,6 @@ const CAST = [
   { key: 'bob', name: 'Bob Marsh' },
   { key: 'carol', name: 'Carol Vance' }, // played by AI
 ]
-const mark = (who) => `${who}-MARK-${unique('x').slice(2)}`
 
 // --- in-page recording ------------------------------------------------------------------------
 
@@ -92,75 +103,14 @@ function recorder() {
 
 const recorded = (page) => page.evaluate(() => ({ ...(window.__rec ?? { countdowns: [], narratives: {}, notices: [] }), shown: undefined }))
 
-/** Record what the page's frame sockets receive (parsed), from now on. */
-function recordSocket(page) {
-  const frames = []
-  page.on('websocket', (ws) => {
-    if (!ws.url().includes('/ws/frames/')) return
-    ws.on('framereceived', ({ payload }) => {
-      const raw = typeof payload === 'string' ? payload : payload.toString('utf8')
-      let msg = null
-      try {
-        msg = JSON.parse(raw)
-      } catch {
-        /* not JSON */
-      }
-      frames.push({ raw, msg })
-    })
-  })
-  return frames
-}
-
-/** Make a context's pages record (countdowns, narratives, socket frames). */
+/** Make a context's pages record (countdowns, narratives); the page's socket frames too. */
 async function instrument(context, page) {
   await context.addInitScript(recorder)
-  return recordSocket(page)
+  return recordSocket(page, { url: '/ws/frames/' })
 }
 
-/** Another person's browser: a fresh context (own cookies), recorded, closed by the caller. */
-async function openBrowser(suite, { viewport = { width: 1366, height: 900 } } = {}) {
-  const context = await suite.browser.newContext({ baseURL: suite.baseURL, viewport })
-  context.setDefaultTimeout(TIMEOUT)
-  context.setDefaultNavigationTimeout(30_000)
-  const page = await context.newPage()
-  const errors = []
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text())
-  })
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
-  const frames = await instrument(context, page)
-  return { context, page, errors, frames }
-}
-
-/** On a failure, the harness shoots the test's own page; this shoots the other browsers. */
-async function shootOthers(suite, label, people) {
-  for (const [who, person] of Object.entries(people)) {
-    if (!person?.page) continue
-    const file = path.join(suite.dataDir, `${label.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${who}.png`)
-    try {
-      await person.page.screenshot({ path: file, fullPage: true, timeout: 10_000 })
-      process.stderr.write(`[e2e] ${who}'s page: ${person.page.url()}\n[e2e] ${who}'s screenshot: ${file}\n`)
-      if (person.errors?.length) process.stderr.write(`[e2e] ${who}'s console errors:\n  ${person.errors.slice(-10).join('\n  ')}\n`)
-    } catch {
-      /* the page may be gone */
-    }
-  }
-}
-
-/** The harness's `step`, also shooting the other browsers when it fails. */
-const shootingStep = (suite, harnessStep, people) => (name, fn, opts) =>
-  harnessStep(
-    name,
-    async () => {
-      try {
-        await fn()
-      } catch (error) {
-        await shootOthers(suite, name, people)
-        throw error
-      }
-    },
-    opts,
-  )
+/** Another person's browser, its pages recording (frame_setup.mjs `openBrowser`). */
+const openBrowser = (suite, options = {}) => openBrowserOf(suite, { ...options, init: [recorder] })
 
 // --- page helpers -------------------------------------------------------------------------------
 
@@ -190,71 +140,10 @@ async function pictures(pages, frameId) {
   }
 }
 
-const composer = (page) => page.getByTestId('composer')
-const myLiquidCard = (page, text) => composer(page).getByTestId('liquid-card').filter({ hasText: text })
-
-/** Write an intention, submit it, and wait for its soft verdict; returns the card. */
-async function writeIntention(page, text) {
-  const input = page.getByTestId('composer-input')
-  await expectVisible(input)
-  await input.fill(text)
-  await page.getByTestId('composer-submit').click()
-  const card = myLiquidCard(page, text)
-  await expectVisible(card)
-  assert.equal(await card.getAttribute('data-status'), 'submitted')
-  const verdict = card.locator('[data-testid="soft-verdict"]:not([data-pending])')
-  await expectVisible(verdict)
-  await expectVisible(verdict.getByTestId('pscale-chip'))
-  await expectText(verdict.getByTestId('verdict-window'), /window \d+ s/)
-  await expectText(verdict.getByTestId('verdict-refined'), text.split(' ').pop().replace(/\.$/, ''))
-  return card
-}
-
-/** Commit the intention (its card) and wait for its countdown. */
-async function commit(page, card) {
-  await card.getByTestId('liquid-commit').click()
-  await eventually(
-    async () => {
-      const status = await card.getAttribute('data-status', { timeout: 1000 })
-      if (status !== 'committed') throw new Error(`status is ${status}`)
-    },
-    { message: 'the intention was not committed' },
-  )
-}
-
 /** Seconds shown by a countdown's text ("3 s" → 3), or null ("writing the scene…"). */
 const seconds = (text) => {
   const m = /(\d+) s\b/.exec(text ?? '')
   return m ? Number(m[1]) : null
-}
-
-/**
- * The feed's narrative of `seat` holding `marker` (or its last one, without a marker), once
- * done; returns {id, text, locator}.
- */
-async function narrativeDone(page, seat, marker, { timeout = 45_000 } = {}) {
-  const all = page.locator(`[data-testid="feed-narrative"][data-seat="${seat}"]`)
-  const el = marker ? all.filter({ hasText: marker }) : all.last()
-  await eventually(
-    async () => {
-      if (!(await el.count())) throw new Error('no such narrative yet')
-      const status = await el.first().getAttribute('data-status', { timeout: 1000 })
-      if (status === 'failed') throw Object.assign(new Error('the narrative failed'), { fatal: true })
-      if (status !== 'done') throw new Error(`status is ${status}`)
-    },
-    { timeout, message: `the narrative ${marker ? `holding ${marker} ` : ''}did not finish` },
-  )
-  const id = await el.first().getAttribute('data-narrative-id')
-  const text = (await el.first().getByTestId('narrative-text').textContent()).trim()
-  return { id, text, locator: el.first() }
-}
-
-/** The outcome entry holding `marker` (waits for it); returns {id, text}. */
-async function outcomeWith(page, marker, { timeout = 45_000 } = {}) {
-  const el = page.getByTestId('feed-outcome').filter({ hasText: marker })
-  await expectVisible(el, { timeout })
-  await expectText(el.first().getByTestId('result-chip'), 'success')
-  return { id: await el.first().getAttribute('data-outcome-id'), text: (await el.first().innerText()).trim() }
 }
 
 /** A narrative's words without its Markdown: the page renders `*actions*` in italics, so
@@ -282,53 +171,7 @@ const htmlWithoutOutcomes = (page) =>
 /** Sentences of a prose (for "nothing said twice"). */
 const sentences = (text) => text.match(/[^.!?…]+[.!?…]+["”’]?/g)?.map((s) => s.trim()).filter(Boolean) ?? [text]
 
-/** Poll `read` for `forMs` and fail at once if it changes; resolves with the value held. */
-async function expectSteady(read, forMs, what) {
-  const first = await read()
-  const until = Date.now() + forMs
-  await eventually(
-    async () => {
-      const now = await read()
-      if (now !== first) throw Object.assign(new Error(`${what} changed from ${JSON.stringify(first)} to ${JSON.stringify(now)}`), { fatal: true })
-      if (Date.now() < until) throw new Error('still watching')
-    },
-    { timeout: forMs + TIMEOUT, interval: 150, message: `${what} did not hold still` },
-  )
-  return first
-}
-
 const countdownText = (locator) => locator.first().innerText({ timeout: 2000 }).then((t) => t.trim())
-
-// --- set-up through the API ------------------------------------------------------------------
-
-/** World, scenario, personas and assistants on the offline narrator, and a production. */
-async function createCast(page, cast) {
-  const world = await api(page, 'POST', '/api/worlds', { name: unique('World'), description: 'A rainy harbour town.' })
-  const scenario = await api(page, 'POST', '/api/scenarios', {
-    name: unique('Scenario'),
-    description: 'Three strangers share a table at the harbour inn.',
-  })
-  const offline = (await api(page, 'GET', '/api/models')).find((m) => m.api_endpoint === 'offline://narrator')
-  assert.ok(offline, 'the new user has no Offline Narrator model')
-  for (const member of cast) {
-    const persona = await api(page, 'POST', '/api/personas', {
-      name: member.name,
-      universal_truth: `${member.name.slice(0, 40)} is a traveller.`,
-      internal_truth: `${member.name.slice(0, 40)} hides a stolen map.`,
-      external_truth: `Others think ${member.name.slice(0, 40)} is a merchant.`,
-    })
-    member.persona = persona.id
-    member.assistant = (await api(page, 'POST', '/api/assistants', { persona: persona.id, model: offline.id })).id
-  }
-  const production = await api(page, 'POST', '/api/productions', {
-    name: unique('Harbour Night'),
-    world: world.id,
-    scenario: scenario.id,
-    assistants: cast.map((m) => m.assistant),
-    show_directive: false,
-  })
-  return { world, scenario, production, offline }
-}
 
 // --- the table: a GM, two players, one AI -----------------------------------------------------
 

@@ -312,10 +312,14 @@ export async function startLmix(dataDir) {
   return { baseURL, child, logFile }
 }
 
-/** The fake OpenAI-compatible server (tests/fakes/llm_server.py); resolves with its base URL. */
-export async function startFakeLLM(dataDir) {
+/**
+ * The fake OpenAI-compatible server (tests/fakes/llm_server.py); resolves with its base URL.
+ * `delay`: seconds before every answer (a model seen "thinking").
+ */
+export async function startFakeLLM(dataDir, { delay = 0 } = {}) {
   const logFile = path.join(dataDir, 'fake-llm.log')
-  const child = spawn(PYTHON, ['-m', 'tests.fakes.llm_server', '--port', '0'], {
+  const args = ['-m', 'tests.fakes.llm_server', '--port', '0', ...(delay ? ['--delay', String(delay)] : [])]
+  const child = spawn(PYTHON, args, {
     cwd: REPO,
     env: { ...process.env, PYTHONUNBUFFERED: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -348,8 +352,8 @@ export async function startFakeLLM(dataDir) {
 
 /**
  * Register the file's before/after hooks: a temp dir, LMiX (and the fake LLM server when
- * asked), and Chromium. Returns an object whose fields are filled in `before`:
- * baseURL, fakeLLMURL, dataDir, logFile, browser.
+ * asked: `fakeLLM` true, or its options, e.g. `{delay: 1.5}`), and Chromium. Returns an
+ * object whose fields are filled in `before`: baseURL, fakeLLMURL, dataDir, logFile, browser.
  */
 export function useLmix({ fakeLLM = false } = {}) {
   const suite = { baseURL: '', fakeLLMURL: '', dataDir: '', logFile: '', browser: null, failures: 0 }
@@ -362,7 +366,7 @@ export function useLmix({ fakeLLM = false } = {}) {
       suite.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lmix-e2e-'))
       const launching = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
       launching.then((b) => (suite.browser = b)).catch(() => {}) // closed in `after` whatever happens
-      const [lmix, llm] = await Promise.all([startLmix(suite.dataDir), fakeLLM ? startFakeLLM(suite.dataDir) : null])
+      const [lmix, llm] = await Promise.all([startLmix(suite.dataDir), fakeLLM ? startFakeLLM(suite.dataDir, fakeLLM === true ? {} : fakeLLM) : null])
       server = lmix
       fake = llm
       suite.baseURL = lmix.baseURL

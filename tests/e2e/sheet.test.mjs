@@ -7,11 +7,10 @@
  */
 import assert from 'node:assert/strict'
 import path from 'node:path'
-import { api, e2e, eventually, expectHidden, expectText, expectVisible, signUp, unique, useLmix } from './harness.mjs'
+import { createCast, joinSeat, mark, startFrame } from './frame_setup.mjs'
+import { api, e2e, eventually, expectHidden, expectText, expectVisible, signUp, useLmix } from './harness.mjs'
 
 const lmix = useLmix()
-
-const mark = (who) => `${who}-MARK-${unique('x').slice(2)}`
 
 e2e(lmix, 'sheet: a player on a phone reads their character sheet, and only theirs', async ({ page: gm, suite, step }) => {
   const marks = { alice: mark('ALICE'), bob: mark('BOB'), carol: mark('CAROL'), ring: mark('RING'), lodge: mark('LODGE') }
@@ -21,34 +20,30 @@ e2e(lmix, 'sheet: a player on a phone reads their character sheet, and only thei
 
   await signUp(gm)
   const ready = await step('the GM makes a scene: Alice and Bob covertly in the Ring, Carol in the Lodge', async () => {
-    const world = await api(gm, 'POST', '/api/worlds', { name: unique('World'), description: 'A rainy harbour town.' })
-    const scenario = await api(gm, 'POST', '/api/scenarios', { name: unique('Scenario'), description: 'A ship docks late.' })
-    const offline = (await api(gm, 'GET', '/api/models')).find((m) => m.api_endpoint === 'offline://narrator')
     const group = (name, secret) => api(gm, 'POST', '/api/affiliations', { name, universal_truth: `${name} exists.`, internal_truth: secret })
     const ring = await group('The Ring', marks.ring)
     const lodge = await group('The Lodge', marks.lodge)
-    const persona = (name, knownAs, secret, groups, covert) =>
-      api(gm, 'POST', '/api/personas', {
-        name,
+    const member = (name, knownAs, secret, groups, covert) => ({
+      name,
+      fields: {
         known_as: knownAs,
         universal_truth: `${knownAs} works at the docks.`,
         internal_truth: secret,
         external_truth: `Others think ${knownAs} is harmless.`,
         affiliations: groups,
         covert_affiliations: covert,
-      })
+      },
+    })
     const cast = [
-      await persona('Alice Thompson', 'The Painter', marks.alice, [ring.id], [ring.id]),
-      await persona('Bob Marsh', 'The Porter', marks.bob, [ring.id], [ring.id]),
-      await persona('Carol Vance', 'The Tailor', marks.carol, [lodge.id], []),
+      member('Alice Thompson', 'The Painter', marks.alice, [ring.id], [ring.id]),
+      member('Bob Marsh', 'The Porter', marks.bob, [ring.id], [ring.id]),
+      member('Carol Vance', 'The Tailor', marks.carol, [lodge.id], []),
     ]
-    const assistants = []
-    for (const p of cast) assistants.push((await api(gm, 'POST', '/api/assistants', { persona: p.id, model: offline.id })).id)
-    const production = await api(gm, 'POST', '/api/productions', { name: unique('Sheets'), world: world.id, scenario: scenario.id, assistants, show_directive: false })
-    const view = await api(gm, 'POST', `/api/productions/${production.id}/frames`, { name: 'Sheets', open_seats: [cast[0].id] })
+    const { production } = await createCast(gm, cast, { scenario: 'A ship docks late.' })
+    const view = await startFrame(gm, production, cast, { name: 'Sheets', open_seats: [cast[0].persona] })
     frameId = view.id
     inviteCode = view.invite_code
-    seat = view.seats.find((s) => s.persona === cast[0].id).id
+    seat = cast[0].seat
   })
   if (!ready) return
 
@@ -57,7 +52,7 @@ e2e(lmix, 'sheet: a player on a phone reads their character sheet, and only thei
     const p = await context.newPage()
     await step('on a phone, the sheet opens on the first visit with what Alice may know, and nothing more', async () => {
       await signUp(p)
-      await api(p, 'POST', '/api/frames/join', { invite_code: inviteCode, seat })
+      await joinSeat(p, inviteCode, seat)
       await p.goto(`/frames/${frameId}`)
       const sheet = p.getByTestId('character-sheet')
       await expectVisible(sheet.getByTestId('sheet-body'))

@@ -534,10 +534,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--chunk-delay", type=float, default=0.0, help="seconds between streamed words"
     )
+    parser.add_argument(
+        "--delay", type=float, default=0.0, help="seconds before every answer (a model thinking)"
+    )
     args = parser.parse_args(argv)
     server = FakeLLMServer(args.host, args.port, default_text=args.text)
-    if args.chunk_delay:
-        server.responder = lambda request: Reply(text=args.text, chunk_delay=args.chunk_delay)
+    if args.chunk_delay or args.delay:
+        server.responder = lambda request: Reply(
+            text=args.text, chunk_delay=args.chunk_delay, delay=args.delay
+        )
     print(f"LISTENING {server.base_url}", flush=True)
     try:
         server._httpd.serve_forever()

@@ -12,7 +12,7 @@ from channels.testing import WebsocketCommunicator
 from django.urls import resolve
 
 from synthesis import urls as synthesis_urls
-from synthesis.models import Frame, Liquid, Pass, Seat, TableTalk, Window
+from synthesis.models import Content, Frame, Liquid, Pass, Seat, TableTalk, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene
@@ -58,6 +58,18 @@ ENDPOINTS = {
         "frame",
         {"seat": "{alice}", "text": "OUTSIDER-NOTE"},
     ),
+    ("frame-content", "get"): ("/api/frames/{frame}/content", "frame", None),
+    ("frame-content", "post"): (
+        "/api/frames/{frame}/content",
+        "frame",
+        {"type": "location", "name": "OUTSIDER-PLACE", "data": {"description": "Here."}},
+    ),
+    # No content in the scene: the frame's id stands in for an entry's.
+    ("content-detail", "patch"): (
+        "/api/frames/{frame}/content/{frame}",
+        "frame",
+        {"name": "OUTSIDER-RENAMED"},
+    ),
     ("frame-spectators", "post"): ("/api/frames/{frame}/spectators", "frame", {"enabled": True}),
     ("frame-bans", "get"): ("/api/frames/{frame}/bans", "frame", None),
     ("frame-ban-detail", "delete"): ("/api/frames/{frame}/bans/1", "frame", None),
@@ -76,6 +88,9 @@ NOT_FRAME_SCOPED = {
     "frame-join",
     "frame-invite-preview",
     "spectate",
+    # A skill belongs to a user or to a frame's GM (tests/synthesis/test_skills.py).
+    "skill-list",
+    "skill-detail",
 }
 HANDLERS = ("get", "post", "put", "patch", "delete")
 
@@ -124,6 +139,7 @@ class Table(Scene):
             ),
             "passes": sorted(Pass.objects.filter(frame=frame).values_list("id", "status")),
             "talk": TableTalk.objects.filter(frame=frame).count(),
+            "content": Content.objects.filter(frame=frame).count(),
         }
 
 

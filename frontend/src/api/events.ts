@@ -12,6 +12,7 @@ export type FrameMessage =
   | FrameStatusEvent
   | FrameUpdated
   | TalkCreated
+  | ContentChanged
   | Presence
   | PresenceAsk
   | LiquidEvent
@@ -213,6 +214,28 @@ export interface TalkBody {
   author: string | null
   gm: boolean
   text: string
+  created_at: string
+}
+export interface ContentChanged {
+  type: 'content.added' | 'content.edited'
+  content: ContentBody
+  seq: number
+}
+/**
+ * World content of the frame (synthesis/content.py): everyone at the table reads it.
+ */
+export interface ContentBody {
+  id: string
+  type: 'location' | 'npc' | 'item' | 'event' | 'lore'
+  name: string
+  /**
+   * Its details by field; `description` always.
+   */
+  data: {
+    [k: string]: string
+  }
+  pscale: number
+  edited: boolean
   created_at: string
 }
 /**

@@ -19,6 +19,8 @@ import type {
   SeatUpdateInput,
   SpectatorView,
   TalkMessage,
+  ContentEntry,
+  ContentInput,
 } from './types'
 
 const base = '/api/frames'
@@ -136,3 +138,9 @@ export const listBans = (frameId: string) => http.get<FrameBan[]>(`${one(frameId
 
 /** GM: let a kicked player back (404 when they are not banned from this frame). */
 export const liftBan = (frameId: string, userId: number) => http.delete(`${one(frameId)}/bans/${userId}`)
+
+/** The GM adds world content; everyone at the table is told (`content.added`). */
+export const addContent = (frameId: string, input: ContentInput) => http.post<ContentEntry>(`${one(frameId)}/content`, input)
+/** The GM changes an entry; the edit is recorded (`content.edited`). */
+export const editContent = (frameId: string, id: string, input: Partial<ContentInput>) =>
+  http.patch<ContentEntry>(`${one(frameId)}/content/${encodeURIComponent(id)}`, input)

@@ -323,6 +323,44 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/frames/{frame_id}/content/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The frame's world content, oldest first: everyone at the table reads it. */
+        get: operations["frames_content_retrieve"];
+        put?: never;
+        /**
+         * @description GM: add a location, an NPC, an item, an event or lore; everyone is told, and
+         *     the passes that follow gather it.
+         */
+        post: operations["frames_content_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/content/{content_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description GM: change an entry (its type, name, data or pscale); the edit is recorded. */
+        patch: operations["frames_content_partial_update"];
+        trace?: never;
+    };
     "/api/frames/{frame_id}/export/": {
         parameters: {
             query?: never;
@@ -1060,6 +1098,54 @@ export type paths = {
         patch: operations["scenarios_partial_update"];
         trace?: never;
     };
+    "/api/skills/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The platform's skills (read-only, guard skills marked) and your own; with
+         *     `frame`, the platform's and that frame's (its GM only).
+         */
+        get: operations["skills_list"];
+        put?: never;
+        /**
+         * @description Write a skill: your own (it shapes the passes of the characters you play), or,
+         *     with `frame`, that frame's (its GM only; it shapes every pass of the frame). One per
+         *     face and category in each place (409); a guard category is the platform's only
+         *     (400).
+         */
+        post: operations["skills_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/skills/{skill_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A skill you may read: the platform's, your own, or one of a frame you run. */
+        get: operations["skills_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description Delete your skill or your frame's; the platform's ones stay (403). */
+        delete: operations["skills_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * @description Change your skill or your frame's: name, text, face or category. Platform skills
+         *     are read-only here (403).
+         */
+        patch: operations["skills_partial_update"];
+        trace?: never;
+    };
     "/api/spectate/{code}/": {
         parameters: {
             query?: never;
@@ -1312,6 +1398,49 @@ export type components = {
             groups: components["schemas"]["SheetGroup"][];
             others: components["schemas"]["SheetOther"][];
         };
+        /**
+         * ContentBody
+         * @description World content of the frame (synthesis/content.py): everyone at the table reads it.
+         */
+        ContentBody: {
+            id: string;
+            type: components["schemas"]["ContentBodyTypeEnum"];
+            name: string;
+            /** @description Its details by field; `description` always. */
+            data: {
+                [key: string]: string;
+            };
+            pscale: number;
+            edited: boolean;
+            created_at: string;
+        };
+        /** @enum {string} */
+        ContentBodyTypeEnum: "location" | "npc" | "item" | "event" | "lore";
+        /**
+         * ContentList
+         * @description The frame's world content, oldest first.
+         */
+        ContentList: components["schemas"]["ContentBody"][];
+        /** @description POST /api/frames/{id}/content (the GM adds an entry); PATCH changes any of it. */
+        ContentWriteRequest: {
+            type: components["schemas"]["ContentWriteTypeEnum"];
+            name: string;
+            /** @description Its details by field (`description` is needed), as text. */
+            data: {
+                [key: string]: string;
+            };
+            /** @default 0 */
+            pscale?: number;
+        };
+        /**
+         * @description * `location` - Location
+         *     * `npc` - Npc
+         *     * `item` - Item
+         *     * `event` - Event
+         *     * `lore` - Lore
+         * @enum {string}
+         */
+        ContentWriteTypeEnum: "location" | "npc" | "item" | "event" | "lore";
         Csrf: {
             csrfToken: string;
         };
@@ -1375,6 +1504,13 @@ export type components = {
             }[];
             number: number;
         };
+        /**
+         * @description * `player` - Player
+         *     * `author` - Author
+         *     * `designer` - Designer
+         * @enum {string}
+         */
+        Face: "player" | "author" | "designer";
         /**
          * FrameBanBody
          * @description A player the GM kicked: no seat of the frame until the GM allows them back.
@@ -1530,6 +1666,8 @@ export type components = {
             windows: components["schemas"]["WindowBody"][];
             /** @description Table talk, oldest first (the newest 200). */
             talk: components["schemas"]["TalkBody"][];
+            /** @description World content, oldest first (the newest 200). */
+            content: components["schemas"]["ContentBody"][];
             /** @default null */
             models?: components["schemas"]["FrameModels"];
             /** @default null */
@@ -1888,6 +2026,17 @@ export type components = {
             /** @description Its system prompt with {{char}}, {{user}}, {{world}}, {{scenario}}, {{knowledge}} and {{lore}}; empty: the default. The knowledge and lore are always included, once. */
             system_prompt_template?: string;
         };
+        /** @description POST /api/frames/{id}/content (the GM adds an entry); PATCH changes any of it. */
+        PatchedContentWriteRequest: {
+            type?: components["schemas"]["ContentWriteTypeEnum"];
+            name?: string;
+            /** @description Its details by field (`description` is needed), as text. */
+            data?: {
+                [key: string]: string;
+            };
+            /** @default 0 */
+            pscale?: number;
+        };
         /** @description PATCH /api/frames/{id}: any of these; a model null goes back to the default rule. */
         PatchedFrameUpdateRequest: {
             name?: string;
@@ -1969,6 +2118,18 @@ export type components = {
             /** Format: uuid */
             assistant?: string | null;
             ai_reacts?: components["schemas"]["AiReacts"];
+        };
+        /**
+         * @description POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
+         *     PATCH /api/skills/{id} (any of name, text, face, category).
+         */
+        PatchedSkillWriteRequest: {
+            /** Format: uuid */
+            frame?: string | null;
+            face?: components["schemas"]["Face"];
+            category?: string;
+            name?: string;
+            text?: string;
         };
         PatchedTurnEditRequest: {
             content?: string;
@@ -2232,6 +2393,42 @@ export type components = {
             username: string;
             password: string;
             email?: string;
+        };
+        /**
+         * SkillBody
+         * @description A skill the caller may read: the platform's (read-only), their own, or a frame's
+         *     they run. `editable`: the caller may change or delete it here.
+         */
+        SkillBody: {
+            id: string;
+            scope: components["schemas"]["SkillScope"];
+            face: components["schemas"]["Face"];
+            category: string;
+            name: string;
+            text: string;
+            guard: boolean;
+            frame: string | null;
+            editable: boolean;
+            updated_at: string;
+        };
+        /**
+         * SkillList
+         * @description Skills by face, category and scope.
+         */
+        SkillList: components["schemas"]["SkillBody"][];
+        /** @enum {string} */
+        SkillScope: "platform" | "frame" | "user";
+        /**
+         * @description POST /api/skills (a user's own skill, or with `frame` a frame's, by its GM) and
+         *     PATCH /api/skills/{id} (any of name, text, face, category).
+         */
+        SkillWriteRequest: {
+            /** Format: uuid */
+            frame?: string | null;
+            face: components["schemas"]["Face"];
+            category: string;
+            name: string;
+            text: string;
         };
         /** @enum {string} */
         SourceEnum: "frame" | "assistant" | "cast" | "default";
@@ -3034,6 +3231,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FrameView"];
+                };
+            };
+        };
+    };
+    frames_content_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentList"];
+                };
+            };
+        };
+    };
+    frames_content_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContentWriteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentBody"];
+                };
+            };
+        };
+    };
+    frames_content_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                content_id: string;
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedContentWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentBody"];
                 };
             };
         };
@@ -4365,6 +4634,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Scenario"];
+                };
+            };
+        };
+    };
+    skills_list: {
+        parameters: {
+            query?: {
+                face?: "author" | "designer" | "player";
+                /** @description A frame you run: its skills instead of your own. */
+                frame?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+        };
+    };
+    skills_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillWriteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
+                };
+            };
+        };
+    };
+    skills_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
+                };
+            };
+        };
+    };
+    skills_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    skills_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skill_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSkillWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillBody"];
                 };
             };
         };

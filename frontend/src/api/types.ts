@@ -201,3 +201,19 @@ export type PassStepMessages = PassInfo['messages'][number]
  * instruction its adapter added), its raw answer, and why it was refused ('' when accepted).
  */
 export type PassTry = PassInfo['tries'][number]
+
+/** The role one writes in: through a character, adding world content, or writing skills. */
+export type Face = Schemas['Face']
+/**
+ * A skill (GET /api/skills): the platform's (read-only; `guard` ones always apply), the
+ * caller's own, or a frame's its GM runs. In each face and category the most specific wins.
+ */
+export type Skill = Schemas['SkillBody']
+/** POST /api/skills (with `frame`: that frame's, by its GM); PATCH takes any of it. */
+export type SkillInput = Schemas['SkillWriteRequest']
+
+/** World content of a frame (a location, an NPC, an item, an event, lore): everyone at the table reads it. */
+export type ContentEntry = Schemas['ContentBody']
+export type ContentType = ContentEntry['type']
+/** POST /api/frames/{id}/content (the GM); PATCH takes any of it. */
+export type ContentInput = Schemas['ContentWriteRequest']

@@ -193,6 +193,30 @@ describe('table talk', () => {
   })
 })
 
+describe('world content', () => {
+  it('adds entries in order and an edit replaces its entry in place', () => {
+    const entry = (id: string, description: string, edited = false) => ({
+      id,
+      type: 'location' as const,
+      name: `Place ${id}`,
+      data: { description },
+      pscale: 0,
+      edited,
+      created_at: '2025-01-01T00:00:01Z',
+    })
+    const state = play(fromSnapshot(makeFrameView({ seq: 1, content: [entry('c1', 'Fog.')] })), [
+      { type: 'content.added', content: entry('c2', 'Gulls.'), seq: 2 },
+      { type: 'content.edited', content: entry('c1', 'Burnt down.', true), seq: 3 },
+      { type: 'content.added', content: entry('c2', 'Gulls.'), seq: 4 }, // the GM's local copy raced it
+    ])
+    expect(state.content.map((c) => [c.id, c.data.description, c.edited])).toEqual([
+      ['c1', 'Burnt down.', true],
+      ['c2', 'Gulls.', false],
+    ])
+    expect(state.seq).toBe(4)
+  })
+})
+
 describe('re-reading mid-stream', () => {
   it('keeps deltas streamed past the checkpoint, and replaying them does not double the text', () => {
     let local = fromSnapshot(makeFrameView({ seq: 4, narratives: [makeNarrative({ id: 'n1' })] }))

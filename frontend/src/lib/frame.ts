@@ -16,10 +16,11 @@ import type {
   Seat,
   SpectatorView,
   TalkMessage,
+  ContentEntry,
   WindowStatus,
 } from '@/api/types'
 
-export type FrameInfo = Omit<FrameView, 'seq' | 'seats' | 'liquid' | 'outcomes' | 'narratives' | 'windows' | 'talk'>
+export type FrameInfo = Omit<FrameView, 'seq' | 'seats' | 'liquid' | 'outcomes' | 'narratives' | 'windows' | 'talk' | 'content'>
 
 export interface FrameState {
   info: FrameInfo
@@ -39,6 +40,8 @@ export interface FrameState {
   interrupted: Record<string, string>
   /** Table talk, oldest first. */
   talk: TalkMessage[]
+  /** World content, oldest first (an edit keeps its place). */
+  content: ContentEntry[]
 }
 
 /** What applying one event did: the new state, and whether the state must be re-read. */
@@ -54,7 +57,7 @@ export const LIVE_WINDOWS: readonly WindowStatus[] = ['open', 'firing', 'failed'
 const byId = <T extends { id: string }>(rows: T[]): Record<string, T> => Object.fromEntries(rows.map((r) => [r.id, r]))
 
 export function fromSnapshot(view: FrameView): FrameState {
-  const { seq, seats, liquid, outcomes, narratives, windows, talk, ...info } = view
+  const { seq, seats, liquid, outcomes, narratives, windows, talk, content, ...info } = view
   return {
     info,
     seq,
@@ -66,6 +69,7 @@ export function fromSnapshot(view: FrameView): FrameState {
     failedPasses: {},
     interrupted: {},
     talk: [...talk],
+    content: [...content],
   }
 }
 
@@ -85,6 +89,7 @@ export function fromSpectatorView(view: SpectatorView): FrameState {
     narratives: [],
     narrators: {},
     talk: [],
+    content: [],
   })
 }
 
@@ -220,6 +225,13 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
       const { name, tempo, liquid_visibility } = msg.frame
       const reread = state.info.is_gm || liquid_visibility !== state.info.liquid_visibility
       return done({ info: { ...state.info, name, tempo, liquid_visibility } }, reread)
+    }
+    case 'content.added':
+    case 'content.edited': {
+      const known = state.content.some((c) => c.id === msg.content.id)
+      return done({
+        content: known ? state.content.map((c) => (c.id === msg.content.id ? msg.content : c)) : [...state.content, msg.content],
+      })
     }
     case 'talk.created':
       if (state.talk.some((t) => t.id === msg.talk.id)) return done({})

@@ -7,7 +7,7 @@ import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
-import type { FrameMessage, FrameUpdateInput, FrameWindow, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
+import type { ContentEntry, FrameMessage, FrameUpdateInput, FrameWindow, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
 import {
   applyEvent,
   feedEntries,
@@ -194,6 +194,14 @@ export const useFrameStore = defineStore('frame', () => {
       }
     })
 
+  /** World content the GM just saved: shown at once; the socket's copy is the same entry. */
+  function contentSaved(entry: ContentEntry) {
+    if (!state.value) return
+    const known = state.value.content.some((c) => c.id === entry.id)
+    const content = known ? state.value.content.map((c) => (c.id === entry.id ? entry : c)) : [...state.value.content, entry]
+    state.value = { ...state.value, content }
+  }
+
   // ---- the GM ----
 
   const setSeat = (seat: Seat, input: SeatUpdateInput) =>
@@ -300,6 +308,7 @@ export const useFrameStore = defineStore('frame', () => {
     withdraw,
     leave,
     say,
+    contentSaved,
     speak,
     setSeat,
     updateSettings,

@@ -218,6 +218,7 @@ export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
     narrators: {},
     windows: [],
     talk: [],
+    content: [],
     ...over,
   }
 }

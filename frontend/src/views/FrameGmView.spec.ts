@@ -2,7 +2,7 @@ import { flushPromises, mount, RouterLinkStub } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as api from '@/api/frames'
-import type { FrameView, PassInfo } from '@/api/types'
+import type { CharacterSheet, FrameView, PassInfo } from '@/api/types'
 import { ApiError } from '@/api/http'
 import { useToastsStore } from '@/stores/toasts'
 import { FakeSocket } from '@/test/fakeSocket'
@@ -27,6 +27,7 @@ vi.mock('@/api/frames', () => ({
   cancelWindow: vi.fn(),
   setSpectators: vi.fn(),
   updateFrame: vi.fn(),
+  getSeatSheet: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
   exportUrl: (id: string, format: string) => `/api/frames/${id}/export?format=${format}`,
   inviteLink: (code: string) => `http://test/join/${code}`,
@@ -206,6 +207,43 @@ describe('FrameGmView', () => {
     const row = (seat: string) => w.find(`[data-testid="gm-seat"][data-seat-id="${seat}"]`)
     expect(row(SEATS.bob).find(q('gm-seat-real-name')).text()).toContain('Detective Johnson')
     expect(row(SEATS.alice).find(q('gm-seat-real-name')).exists()).toBe(false)
+  })
+
+  it('opens a seat’s character sheet from its row in a dialog, read once however often it opens', async () => {
+    const sheet = {
+      seat: SEATS.bob,
+      world: { name: 'Harbour', description: '' },
+      scenario: { name: 'Night', description: '' },
+      me: { name: 'Bob', public_name: 'Bob', avatar_url: '', universal: '', internal: 'BOB-SECRET', external: '', style: '' },
+      groups: [],
+      others: [],
+    } as CharacterSheet
+    vi.mocked(api.getSeatSheet).mockResolvedValue(sheet)
+    const w = await mountView(gmView())
+    const dialog = () => document.querySelector(q('gm-sheet-dialog'))
+    for (let i = 0; i < 2; i++) {
+      await w.find(`[data-seat-id="${SEATS.bob}"] ${q('gm-seat-sheet')}`).trigger('click')
+      await flushPromises()
+      expect(dialog()?.querySelector(q('sheet-me-secret'))?.textContent).toBe('BOB-SECRET')
+      expect(dialog()?.textContent).toContain('Bob — character sheet')
+      document.querySelector<HTMLButtonElement>(`${q('gm-sheet-dialog')} ${q('modal-close')}`)!.click()
+      await flushPromises()
+      expect(dialog()).toBeNull()
+    }
+    expect(api.getSeatSheet).toHaveBeenCalledTimes(1)
+    expect(api.getSeatSheet).toHaveBeenCalledWith('frame1', SEATS.bob)
+    w.unmount()
+  })
+
+  it('puts an AI seat’s reacting choice back when the server refuses it, and toasts why', async () => {
+    vi.mocked(api.updateSeat).mockRejectedValue(new ApiError(400, 'Unknown ai_reacts.'))
+    const w = await mountView(gmView())
+    const select = w.find<HTMLSelectElement>(`[data-seat-id="${SEATS.tony}"] ${q('gm-seat-reacts')}`)
+    await select.setValue('always')
+    expect(api.updateSeat).toHaveBeenCalledWith('frame1', SEATS.tony, { ai_reacts: 'always' })
+    // The refusal arrives through a rejected promise: wait for it.
+    await vi.waitFor(() => expect(select.element.value).toBe('addressed'))
+    await vi.waitFor(() => expect(useToastsStore().toasts.map((t) => t.message)).toContain('Unknown ai_reacts.'))
   })
 
   it('applies the guard’s late flags to an outcome', async () => {

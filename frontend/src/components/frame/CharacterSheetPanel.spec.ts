@@ -1,4 +1,5 @@
 import { type DOMWrapper, flushPromises, mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { CharacterSheet, SeatState } from '@/api/types'
 import CharacterSheetPanel from './CharacterSheetPanel.vue'
@@ -82,6 +83,7 @@ const state = (over: Partial<SeatState> = {}): SeatState => ({
 
 describe('CharacterSheetPanel', () => {
   beforeEach(() => {
+    setActivePinia(createPinia())
     localStorage.clear()
     getSeatSheet.mockReset()
     getSeatState.mockReset()
@@ -176,5 +178,22 @@ describe('CharacterSheetPanel', () => {
     const w = mount(CharacterSheetPanel, { props: { frameId: 'f1', seatId: 'seat-a' } })
     await flushPromises()
     expect(w.find(q('sheet-error')).text()).toContain('Could not load')
+  })
+
+  it('reads the sheet once for the page’s life: not again when toggled or shown anew, only for a new cast', async () => {
+    getSeatSheet.mockResolvedValue(sheet())
+    const w = mount(CharacterSheetPanel, { props: { frameId: 'f1', seatId: 'seat-a', cast: 'k1' } })
+    await flushPromises()
+    await w.find(q('sheet-toggle')).trigger('click')
+    await w.find(q('sheet-toggle')).trigger('click')
+    w.unmount()
+    const again = mount(CharacterSheetPanel, { props: { frameId: 'f1', seatId: 'seat-a', cast: 'k1' } })
+    await flushPromises()
+    await again.find(q('sheet-toggle')).trigger('click')
+    expect(again.find(q('sheet-me-secret')).text()).toBe('ALICE-SECRET')
+    expect(getSeatSheet).toHaveBeenCalledTimes(1)
+    await again.setProps({ cast: 'k2' })
+    await flushPromises()
+    expect(getSeatSheet).toHaveBeenCalledTimes(2)
   })
 })

@@ -46,12 +46,35 @@ describe('GmSeatRow', () => {
     expect(select.element.value).toBe('addressed')
     expect(select.findAll('option').map((o) => o.text())).toEqual(['always', 'when addressed', 'only when I say'])
     await select.setValue('gm')
-    expect(w.emitted('update')).toEqual([[{ ai_reacts: 'gm' }]])
+    const sent = () => (w.emitted('update') ?? []).map(([input]) => input)
+    expect(sent()).toEqual([{ ai_reacts: 'gm' }])
     await w.setProps({ seat: { ...tony, ai_reacts: 'gm' } })
     expect(select.element.value).toBe('gm')
     await select.setValue('gm') // what it already does: nothing to send
     await select.setValue('always')
-    expect(w.emitted('update')).toEqual([[{ ai_reacts: 'gm' }], [{ ai_reacts: 'always' }]])
+    expect(sent()).toEqual([{ ai_reacts: 'gm' }, { ai_reacts: 'always' }])
+  })
+
+  it('puts the select back to what the seat does when the server refuses the change', async () => {
+    const w = mount(GmSeatRow, { props: { ...props, seat: tony, typing: false } })
+    const select = w.find<HTMLSelectElement>(q('gm-seat-reacts'))
+    await select.setValue('always')
+    const [input, done] = w.emitted('update')![0] as [unknown, (saved: boolean) => void]
+    expect(input).toEqual({ ai_reacts: 'always' })
+    expect(select.element.value).toBe('always') // while the request runs
+    done(false)
+    expect(select.element.value).toBe('addressed')
+    await select.setValue('gm')
+    ;(w.emitted('update')![1] as [unknown, (saved: boolean) => void])[1](true)
+    expect(select.element.value).toBe('gm') // saved: the socket's seat will say so too
+  })
+
+  it('opens the seat’s character sheet from its row, whoever plays it', async () => {
+    for (const seat of [tony, alice, makeSeat({ id: SEATS.bob, name: 'Bob', controller: 'open', user: null })]) {
+      const w = mount(GmSeatRow, { props: { ...props, seat, typing: false } })
+      await w.find(q('gm-seat-sheet')).trigger('click')
+      expect(w.emitted('sheet')).toHaveLength(1)
+    }
   })
 
   it('offers no reacting choice for a seat a person plays or nobody does', () => {

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('synthesis', '0010_gm_voice'),
+        ('synthesis', '0012_frame_content'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
