@@ -260,7 +260,15 @@ class PassInfo(Body):
     messages: list[dict[str, Any]] = stored(
         {
             "items": json_object(
-                ["step", "messages"], step=STRING, attempt=INTEGER, messages=MESSAGES
+                ["step", "messages"],
+                step=STRING,
+                attempt=INTEGER,
+                messages=MESSAGES,
+                # Which skills shaped the step's prompt (synthesis/medium/shaping.py).
+                skills={
+                    "type": "array",
+                    "items": object_of_strings("id", "scope", "category", "name"),
+                },
             )
         }
     )

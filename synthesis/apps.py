@@ -15,6 +15,7 @@ class SynthesisConfig(AppConfig):
             tasks,  # registers its Celery tasks, which enqueue.py sends work to by name
             usage,  # names the frames that use an authoring object
         )
+        from .medium import shaping  # noqa: F401 (registers the skills and world components)
 
         # The shipped platform skills, into the database whenever `migrate` (or a test
         # database's flush) has run.

@@ -100,22 +100,22 @@ def section_titles() -> dict[str, str]:
 BONES = PassKind(
     "bones",
     "bones.txt",
-    ("earlier_outcomes", "under_way"),
-    ("earlier_outcomes", "under_way"),
+    ("skills", "world", "earlier_outcomes", "under_way"),
+    ("earlier_outcomes", "under_way", "world"),
     public=True,
 )
 FLESH = PassKind(
     "flesh",
     "flesh.txt",
-    ("recent", "memories", "relationships", "mood", "outcomes", "pending"),
-    ("recent", "memories", "pending", "outcomes", "relationships", "mood"),
+    ("own_skills", "world", "recent", "memories", "relationships", "mood", "outcomes", "pending"),
+    ("recent", "memories", "pending", "world", "outcomes", "relationships", "mood"),
     public=False,
 )
 FLESH_SHARED = PassKind(
     "flesh_shared",
     "flesh_shared.txt",
-    ("story", "outcomes", "pending"),
-    ("story", "pending", "outcomes"),
+    ("narrative_skills", "world", "story", "outcomes", "pending"),
+    ("story", "pending", "world", "outcomes"),
     public=True,
 )
 

@@ -35,7 +35,7 @@ from ..models import (
     Trigger,
 )
 from ..windows import DEFAULT_PSCALE
-from .components import flesh_kind
+from .components import BONES, flesh_kind
 
 TEXT_MAX = 500  # one action, fact or reason, as a prompt line or stored in an outcome
 PENDING_MAX = 8  # others' intentions still under way, newest kept
@@ -194,7 +194,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None, flesh: bool = False) -> M
     if frame is None:
         frame = Frame.objects.select_related(*FRAME_RELATED).get(pk=pass_.frame_id)
     shared = frame.mode == FrameMode.SHARED
-    readers = flesh_kind(shared=shared).reads() if flesh else []
+    readers = (flesh_kind(shared=shared) if flesh else BONES).reads()
     seats, live, newest_first, newest, more = _gather_reads(
         frame, pass_, shared=shared, extra=[c.read(pass_) for c in readers]
     )

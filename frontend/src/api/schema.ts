@@ -2113,6 +2113,12 @@ export type components = {
                     role: string;
                     content: string;
                 }[];
+                skills?: {
+                    id: string;
+                    scope: string;
+                    category: string;
+                    name: string;
+                }[];
             }[];
             tries: {
                 step: string;
