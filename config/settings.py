@@ -258,6 +258,7 @@ STREAM_TASKS = [
     "synthesis.tasks.flesh_task",
     "synthesis.tasks.ai_act_task",
     "synthesis.tasks.epilogue_task",
+    "synthesis.tasks.state_pass_task",  # a model call after each outcome, never in its way
     "productions.tasks.turn_generate_task",
     "productions.tasks.draft_generate_task",
 ]
@@ -321,6 +322,9 @@ CELERY_BEAT_SCHEDULE = {
 LMIX_MEDIUM_OUTCOMES_CONTEXT = int(os.environ.get("LMIX_MEDIUM_OUTCOMES_CONTEXT", "12"))
 LMIX_MEDIUM_NARRATIVES_CONTEXT = int(os.environ.get("LMIX_MEDIUM_NARRATIVES_CONTEXT", "3"))
 LMIX_MEDIUM_BONES_ATTEMPTS = int(os.environ.get("LMIX_MEDIUM_BONES_ATTEMPTS", "3"))
+# After each outcome, a queued state pass updates its witnesses' relationships, mood,
+# learned facts and memories (synthesis/state/): one model call per outcome.
+LMIX_STATE_PASSES = _env_bool("LMIX_STATE_PASSES", True)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["lmix.authentication.SessionAuthentication"],

@@ -260,7 +260,15 @@ class PassInfo(Body):
     messages: list[dict[str, Any]] = stored(
         {
             "items": json_object(
-                ["step", "messages"], step=STRING, attempt=INTEGER, messages=MESSAGES
+                ["step", "messages"],
+                step=STRING,
+                attempt=INTEGER,
+                messages=MESSAGES,
+                # Which skills shaped the step's prompt (synthesis/medium/shaping.py).
+                skills={
+                    "type": "array",
+                    "items": object_of_strings("id", "scope", "category", "name"),
+                },
             )
         }
     )
@@ -453,3 +461,53 @@ class SkillList(RootModel[list[SkillBody]]):
 
 class ContentList(RootModel[list[ContentBody]]):
     """The frame's world content, oldest first."""
+
+
+class StateMood(Body):
+    """A character's mood and the personality parameters it compiles to (0–1)."""
+
+    name: str
+    intensity: float
+    parameters: dict[str, float]
+
+
+class StateEdge(Body):
+    """How this character sees another (directed: its own feelings, not theirs)."""
+
+    target: Uuid
+    name: str = Field(description="The other character's public name.")
+    affinity: int = Field(description="0–100.")
+    trust: int = Field(description="0–100.")
+    level: Literal["stranger", "acquaintance", "friend", "close friend", "soulmate"]
+    knowledge: list[str] = Field(description="What this character knows about the other.")
+    last_outcome_seq: int | None
+    last_interaction_at: Stamp | None
+
+
+class StateMemory(Body):
+    """One of this character's memories: only of what it witnessed or was told."""
+
+    id: Uuid
+    text: str
+    outcome: Uuid | None
+    # A plain string: a second choice set named `source` would rename the first's enum.
+    source: str = Field(description='"witnessed", or "told" (by `told_by`).')
+    told_by: str | None
+    reliability: float
+    significance: int = Field(description="0 trivial … 3 unforgettable (pinned).")
+    pinned: bool
+    created_at: Stamp
+
+
+class SeatStateAnswer(Body):
+    """A seat's character state (synthesis/state/): its relationships, mood, learned facts
+    and newest memories. Its player's and the GM's only."""
+
+    seat: Uuid
+    mood: StateMood
+    facts: list[str]
+    edges: list[StateEdge]
+    memories: list[StateMemory] = Field(description="Newest first.")
+    last_failure: str | None = Field(
+        default=None, description="The GM's only: why the frame's last failed state pass failed."
+    )

@@ -11,9 +11,11 @@ class SynthesisConfig(AppConfig):
     def ready(self) -> None:
         from . import (  # noqa: F401
             signals,  # closes deleted frames' sockets, frees a deleted account's seats
+            state,  # registers the character state's prompt components
             tasks,  # registers its Celery tasks, which enqueue.py sends work to by name
             usage,  # names the frames that use an authoring object
         )
+        from .medium import shaping  # noqa: F401 (registers the skills and world components)
 
         # The shipped platform skills, into the database whenever `migrate` (or a test
         # database's flush) has run.

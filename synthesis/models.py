@@ -579,3 +579,16 @@ class Content(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type}: {self.name}"
+
+
+# Character state's records live in their own module; importing them here registers them.
+from .state_models import (  # noqa: E402, F401
+    DeltaKind,
+    Edge,
+    Memory,
+    MemorySource,
+    SeatState,
+    StateDelta,
+    StatePass,
+    StatePassStatus,
+)

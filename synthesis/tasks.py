@@ -15,6 +15,7 @@ from .epilogue import epilogue_run, epilogues_sweep
 from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
 from .soft import soft_pass_run, soft_passes_sweep
+from .state.run import state_pass_run
 from .windows import window_fire, windows_sweep
 
 
@@ -68,3 +69,9 @@ def epilogue_task(pass_id: str) -> None:
     """A closed scene's epilogue for one seat (or everyone, in a shared frame)."""
     started(epilogue_key(pass_id))
     epilogue_run(pass_id=pass_id)
+
+
+@shared_task(ignore_result=True)
+def state_pass_task(outcome_id: str) -> None:
+    """An outcome's state pass: its witnesses' edges, mood, facts and memories."""
+    state_pass_run(outcome_id=outcome_id)

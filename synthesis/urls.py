@@ -42,6 +42,11 @@ urlpatterns = [
         sheet_api.SeatSheetApi.as_view(),
         name="seat-sheet",
     ),
+    re_path(
+        rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/state/?$",
+        sheet_api.SeatStateApi.as_view(),
+        name="seat-state",
+    ),
     re_path(rf"^frames/{FRAME}/invite/?$", apis.FrameInviteApi.as_view(), name="frame-invite"),
     *[
         re_path(

@@ -26,6 +26,7 @@ from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
 from synthesis.frame_events import lock_frame, next_seq
 
+from ..enqueue import state_pass_enqueue
 from ..events import notify_outcome
 from ..guard import seat_secrets, secret_flags
 from ..models import Outcome, Pass
@@ -40,6 +41,7 @@ from .context import (
     held_pass,
 )
 from .prompts import bones_reply_tokens, compile_bones
+from .shaping import prompt_skills, skill_refs
 
 Result = Literal["success", "partial", "failure", "interrupted"]
 FACTS_MAX = 12
@@ -356,10 +358,23 @@ def stored_outcome(pass_: Pass) -> Outcome | None:
         return None
 
 
-def record_messages(pass_: Pass, lease: PassLease, step: str, messages: list[Message]) -> None:
-    """Keep exactly what a call is sent on the pass, before sending it. Only the run that
-    holds the pass writes them, so the list it loaded with the pass is the whole list."""
-    entry = {"step": step, "attempt": lease.attempts, "messages": [m.as_dict() for m in messages]}
+def record_messages(
+    pass_: Pass,
+    lease: PassLease,
+    step: str,
+    messages: list[Message],
+    skills: list[dict[str, Any]] | None = None,
+) -> None:
+    """Keep exactly what a call is sent on the pass, before sending it, and which skills
+    shaped it (`shaping.skill_refs`). Only the run that holds the pass writes them, so the
+    list it loaded with the pass is the whole list."""
+    entry: dict[str, Any] = {
+        "step": step,
+        "attempt": lease.attempts,
+        "messages": [m.as_dict() for m in messages],
+    }
+    if skills is not None:
+        entry["skills"] = skills
     if not held_pass(lease).update(messages=[*pass_.messages, entry]):
         raise LeaseLost()
     pass_.messages = [*pass_.messages, entry]
@@ -400,7 +415,7 @@ def refused_reason(
 
 def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
     messages = compile_bones(ctx, model)
-    record_messages(ctx.pass_, lease, "bones", messages)
+    record_messages(ctx.pass_, lease, "bones", messages, skill_refs(prompt_skills(ctx, "bones")))
     tries: list[dict[str, Any]] = []
     check = bones_check(ctx)
     try:
@@ -491,5 +506,7 @@ def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
             outcome=outcome,
             reason=interrupt["reason"],
         )
-    # After the outcome is out: the AI seats' reactions never delay it.
+    # After the outcome is out: the AI seats' reactions never delay it, nor does the
+    # witnesses' state pass (queued: synthesis/state/run.py).
     transaction.on_commit(lambda: ai_react(outcome=outcome, frame=ctx.frame, seats=ctx.seats))
+    transaction.on_commit(lambda: state_pass_enqueue(outcome.pk))

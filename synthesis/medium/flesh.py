@@ -38,6 +38,7 @@ from ..models import (
 from .bones import record_messages
 from .context import LeaseLost, MediumContext, PassLease
 from .prompts import compile_flesh, flesh_scene, reply_cap, resolving_outcomes
+from .shaping import prompt_skills, skill_refs
 
 # The narrative while the run that streams it still holds its pass (`narrative_checkpoint`).
 STREAMING_NARRATIVE = Prepared(
@@ -173,7 +174,9 @@ def _narrative_open(
     with transaction.atomic():
         # Conditional on the lease, and it locks the pass's row until commit: no narrative
         # of a run that lost its pass.
-        record_messages(ctx.pass_, lease, "flesh", messages)
+        record_messages(
+            ctx.pass_, lease, "flesh", messages, skill_refs(prompt_skills(ctx, "narrative"))
+        )
         if existing is not None:
             notify_narrative_restarted(existing)
             existing.delete()

@@ -33,6 +33,7 @@ ENDPOINTS = {
         {"controller": "open"},
     ),
     ("seat-sheet", "get"): ("/api/frames/{frame}/seats/{alice}/sheet", "frame", None),
+    ("seat-state", "get"): ("/api/frames/{frame}/seats/{alice}/state", "frame", None),
     ("frame-invite", "post"): ("/api/frames/{frame}/invite", "frame", None),
     ("frame-pause", "post"): ("/api/frames/{frame}/pause", "frame", None),
     ("frame-resume", "post"): ("/api/frames/{frame}/resume", "frame", None),

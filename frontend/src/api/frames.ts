@@ -16,6 +16,7 @@ import type {
   PassInfo,
   PassStatus,
   Seat,
+  SeatState,
   SeatUpdateInput,
   SpectatorView,
   TalkMessage,
@@ -66,6 +67,10 @@ export function spectatorSocketUrl(code: string, loc: Pick<Location, 'protocol' 
 /** My character's sheet and the scene intro: what its prompts may know (the seat's player or the GM; others 404). */
 export const getSeatSheet = (frameId: string, seatId: string) =>
   http.get<CharacterSheet>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/sheet`)
+
+/** My character's state: relationships, mood, learned facts, memories (the seat's player or the GM; others 404). */
+export const getSeatState = (frameId: string, seatId: string) =>
+  http.get<SeatState>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/state`)
 
 /** Give up my seat (it opens again; my sockets close with 4403). */
 export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${one(frameId)}/leave`, { seat })

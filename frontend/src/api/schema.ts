@@ -619,6 +619,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/frames/{frame_id}/seats/{seat_id}/state/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The seat's character state: relationships, mood, learned facts, memories. Its
+         *     current player's and the GM's; anyone else gets 404.
+         */
+        get: operations["frames_seats_state_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/frames/{frame_id}/spectators/": {
         parameters: {
             query?: never;
@@ -1970,6 +1990,8 @@ export type components = {
             config?: unknown;
             is_default?: boolean;
         };
+        /** @enum {string} */
+        LevelEnum: "stranger" | "acquaintance" | "friend" | "close friend" | "soulmate";
         /**
          * LiquidBody
          * @description A submitted intention; without `content` and `refined` for a reader who may not
@@ -2164,6 +2186,12 @@ export type components = {
                 messages: {
                     role: string;
                     content: string;
+                }[];
+                skills?: {
+                    id: string;
+                    scope: string;
+                    category: string;
+                    name: string;
                 }[];
             }[];
             tries: {
@@ -2503,6 +2531,24 @@ export type components = {
             seat: string;
         };
         /**
+         * SeatStateAnswer
+         * @description A seat's character state (synthesis/state/): its relationships, mood, learned facts
+         *     and newest memories. Its player's and the GM's only.
+         */
+        SeatStateAnswer: {
+            seat: string;
+            mood: components["schemas"]["StateMood"];
+            facts: string[];
+            edges: components["schemas"]["StateEdge"][];
+            /** @description Newest first. */
+            memories: components["schemas"]["StateMemory"][];
+            /**
+             * @description The GM's only: why the frame's last failed state pass failed.
+             * @default null
+             */
+            last_failure?: string | null;
+        };
+        /**
          * SheetGroup
          * @description An affiliation as the character sees it: `internal` (the group's secret) only when
          *     the character is a member, empty otherwise.
@@ -2637,6 +2683,52 @@ export type components = {
         };
         SpectatorsRequest: {
             enabled: boolean;
+        };
+        /**
+         * StateEdge
+         * @description How this character sees another (directed: its own feelings, not theirs).
+         */
+        StateEdge: {
+            target: string;
+            /** @description The other character's public name. */
+            name: string;
+            /** @description 0–100. */
+            affinity: number;
+            /** @description 0–100. */
+            trust: number;
+            level: components["schemas"]["LevelEnum"];
+            /** @description What this character knows about the other. */
+            knowledge: string[];
+            last_outcome_seq: number | null;
+            last_interaction_at: string | null;
+        };
+        /**
+         * StateMemory
+         * @description One of this character's memories: only of what it witnessed or was told.
+         */
+        StateMemory: {
+            id: string;
+            text: string;
+            outcome: string | null;
+            /** @description "witnessed", or "told" (by `told_by`). */
+            source: string;
+            told_by: string | null;
+            reliability: number;
+            /** @description 0 trivial … 3 unforgettable (pinned). */
+            significance: number;
+            pinned: boolean;
+            created_at: string;
+        };
+        /**
+         * StateMood
+         * @description A character's mood and the personality parameters it compiles to (0–1).
+         */
+        StateMood: {
+            name: string;
+            intensity: number;
+            parameters: {
+                [key: string]: number;
+            };
         };
         /**
          * TalkBody
@@ -3745,6 +3837,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CharacterSheet"];
+                };
+            };
+        };
+    };
+    frames_seats_state_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                seat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatStateAnswer"];
                 };
             };
         };

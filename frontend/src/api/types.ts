@@ -175,6 +175,15 @@ export type CharacterSheet = Schemas['CharacterSheet']
 export type SheetGroup = Schemas['SheetGroup']
 /** Another character as the sheet's character knows them: public face, real name only if shared. */
 export type SheetOther = Schemas['SheetOther']
+/**
+ * GET /api/frames/{id}/seats/{seat}/state (the seat's player or the GM): the character's
+ * relationships, mood, learned facts and memories, as the state passes left them.
+ */
+export type SeatState = Schemas['SeatStateAnswer']
+/** How the character sees another: affinity and trust 0–100, their level, what it knows of them. */
+export type StateEdge = Schemas['StateEdge']
+/** One of the character's memories: only of what it witnessed. */
+export type StateMemory = Schemas['StateMemory']
 
 /** Why a pass plays on its model: the GM chose it for the frame, the character's assistant's, the cast's most common, the GM's default. */
 export type ModelSource = Schemas['SourceEnum']

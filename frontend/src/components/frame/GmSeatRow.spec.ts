@@ -11,6 +11,16 @@ afterEach(() => {
 })
 
 describe('GmSeatRow', () => {
+  it('offers a closed scene’s seats for reading only', () => {
+    const props = { assistants: [], typing: false, online: false, failed: false, now: 0, busy: false, closed: true }
+    const human = mount(GmSeatRow, { props: { ...props, seat: alice } })
+    expect(human.find(q('gm-seat-sheet')).exists()).toBe(true)
+    expect(human.find(q('gm-seat-kick')).exists()).toBe(false)
+    const ai = mount(GmSeatRow, { props: { ...props, seat: makeSeat({ id: SEATS.bob, name: 'Tony', controller: 'ai', user: null, player: null, assistant: 'a1' }) } })
+    expect(ai.find(q('gm-seat-open')).exists()).toBe(false)
+    expect(ai.find(q('gm-seat-reacts')).attributes('disabled')).toBeDefined()
+  })
+
   it('asks before kicking, saying the player cannot rejoin until allowed back, then opens the seat', async () => {
     const w = mount(GmSeatRow, {
       props: { seat: alice, assistants: [], typing: false, online: false, failed: false, now: 0, busy: false },

@@ -39,6 +39,24 @@ describe('PassList', () => {
   })
 })
 
+describe('PassList skills', () => {
+  it('names the skills that shaped each step and whose they are', () => {
+    const skills = [
+      { id: 's1', scope: 'frame', category: 'tone', name: 'Noir' },
+      { id: 's2', scope: 'platform', category: 'agency', name: 'Others keep their agency' },
+    ]
+    const w = mount(PassList, {
+      props: {
+        passes: [pass({ id: 'p1', messages: [{ step: 'bones', attempt: 1, messages: [{ role: 'user', content: 'x' }], skills }] })],
+        nameOf: () => 'Alice',
+        busy: null,
+      },
+    })
+    const badges = w.findAll('[data-testid="pass-skills"] .badge')
+    expect(badges.map((b) => b.text())).toEqual(['Noir · this frame', 'Others keep their agency · LMiX'])
+  })
+})
+
 describe('PassList tries', () => {
   const sent = [
     { role: 'system', content: 'Resolve the moment.' },

@@ -19,4 +19,11 @@ describe('ConnectionStatus', () => {
     expect(status(1006).text()).toContain('Reconnecting…')
     expect(status(null, 0).text()).toContain('Connecting…')
   })
+
+  it('says a closed scene ended, and other refusals that access ended', () => {
+    const failed = (closeCode: number) => mount(ConnectionStatus, { props: { status: 'failed', closeCode, attempts: 0 } })
+    expect(failed(4404).text()).toContain('Ended')
+    expect(failed(4403).text()).toContain('Access ended')
+    expect(failed(4401).text()).toContain('Signed out')
+  })
 })
