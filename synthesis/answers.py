@@ -297,9 +297,10 @@ class PassList(RootModel[list[PassInfo]]):
 
 class FrameCall(Body):
     """One LLM call of a frame for its GM (synthesis/diagnostics.py): what it was for
-    (`purpose`, and `label` in words), the pass it belongs to (`pass_id`, `pass_kind`) or
-    the AI seat that acted, the seat's character, the model, tokens, latency (null while
-    it runs), the recorded error, and its state: `cut_off` is a call whose worker died."""
+    (`purpose`, and `label` in words), the pass it belongs to (`pass_id`, `pass_kind`), the
+    outcome whose state pass made it (`outcome_id`) or the AI seat that acted, the seat's
+    character (an outcome's: its actor), the model, tokens, latency (null while it runs),
+    the recorded error, and its state: `cut_off` is a call whose worker died."""
 
     id: int
     purpose: str
@@ -307,6 +308,7 @@ class FrameCall(Body):
     kind: str
     pass_id: Uuid | None
     pass_kind: str | None  # a PassKind; not a Literal, so a new kind of pass never fails it
+    outcome_id: Uuid | None  # a state pass's call: the outcome it updated the state after
     seat: Uuid | None
     character: str | None
     model_name: str | None  # null once the model was deleted

@@ -3,7 +3,8 @@ the pass or seat it was made for and the frame's totals (GET /api/frames/{id}/ca
 
 `LLMCall` has no frame column (lmix knows no frames): a frame's calls are the ones whose
 `subject` names one of its passes ("pass:<id>": soft, medium — bones and flesh — and
-epilogue passes) or its seats ("seat:<id>": an AI seat's action, synthesis/ai_seats.py).
+epilogue passes), its seats ("seat:<id>": an AI seat's action, synthesis/ai_seats.py) or its
+outcomes ("outcome:<id>": the state pass after an outcome, synthesis/state/run.py).
 The subjects are computed in SQL from the frame's passes and seats, so a page is one query
 whatever the frame's size, never a list of ids sent back to the database. A new kind of
 frame call must use one of these subjects (the frame's budget, synthesis/budget.py, reads
@@ -17,7 +18,8 @@ from django.db.models.functions import Cast, Concat, Replace, Substr
 
 from lmix.models import LLMCall, Provider
 
-from .models import Frame, Pass, PassStatus, Seat
+from .models import Frame, Outcome, Pass, Seat
+from .state_models import StatePassStatus
 
 CALLS_PAGE = 100  # calls per page; `next_before` asks for the next one
 
@@ -28,6 +30,7 @@ PURPOSES = {
     "synthesis.flesh": "Narrating it (flesh)",
     "synthesis.epilogue": "Epilogue",
     "synthesis.ai_act": "AI character acting",
+    "synthesis.state": "Updating the characters' state",
 }
 PROVIDERS = dict(Provider.choices)
 
@@ -47,7 +50,10 @@ def frame_calls_query(frame_id: object) -> QuerySet[LLMCall]:
     """Every recorded LLM call of the frame (one query when evaluated)."""
     passes = Pass.objects.filter(frame_id=frame_id).annotate(s=_subject("pass")).values("s")
     seats = Seat.objects.filter(frame_id=frame_id).annotate(s=_subject("seat")).values("s")
-    return LLMCall.objects.filter(Q(subject__in=passes) | Q(subject__in=seats))
+    outcomes = Outcome.objects.filter(frame_id=frame_id).annotate(s=_subject("outcome"))
+    return LLMCall.objects.filter(
+        Q(subject__in=passes) | Q(subject__in=seats) | Q(subject__in=outcomes.values("s"))
+    )
 
 
 def _totals(calls: QuerySet[LLMCall]) -> dict[str, int]:
@@ -64,11 +70,11 @@ def _totals(calls: QuerySet[LLMCall]) -> dict[str, int]:
 
 
 def _status(call: LLMCall, pass_status: str | None) -> str:
-    """done, failed, running — or cut_off: unfinished while its pass is no longer running
-    (its worker died mid-call; the row is never completed)."""
+    """done, failed, running — or cut_off: unfinished while its pass (or state pass) is no
+    longer running (its worker died mid-call; the row is never completed)."""
     if call.finished_at is not None:
         return "failed" if call.error else "done"
-    if pass_status is not None and pass_status != PassStatus.RUNNING:
+    if pass_status is not None and pass_status != "running":  # PassStatus, StatePassStatus
         return "cut_off"
     return "running"
 
@@ -77,9 +83,10 @@ def frame_calls(*, frame: Frame, before: int | None = None) -> dict[str, Any]:
     """A page of the frame's LLM calls for its GM, newest first (before the call `before`,
     if given), each with its purpose, the pass (id, kind, seat, character) or AI seat it
     was made for, its model, tokens, latency, error and times; `next_before` for the next
-    page, or null; and the frame's totals. Four queries whatever the number of calls:
-    the page, the totals, the page's passes, the frame's seats. The error is the recorded
-    one (key-free, lmix/llm/client.py): the GM may read it, a player never gets here."""
+    page, or null; and the frame's totals. Five queries whatever the number of calls:
+    the page, the totals, the page's passes and outcomes, the frame's seats. The error is
+    the recorded one (key-free, lmix/llm/client.py): the GM may read it, a player never
+    gets here."""
     calls = frame_calls_query(frame.pk)
     page_query = calls if before is None else calls.filter(pk__lt=before)
     rows = list(
@@ -90,32 +97,60 @@ def frame_calls(*, frame: Frame, before: int | None = None) -> dict[str, Any]:
     more = len(rows) > CALLS_PAGE
     rows = rows[:CALLS_PAGE]
     passes = _passes(frame, rows)
+    outcomes = _outcomes(frame, rows)
     seats = Seat.objects.filter(frame=frame).order_by().values_list("pk", "persona__name")
     names = {str(pk): name for pk, name in seats}
     return {
-        "calls": [_call_body(row, passes, names) for row in rows],
+        "calls": [_call_body(row, passes, outcomes, names) for row in rows],
         "next_before": rows[-1].pk if more else None,
         "page_size": CALLS_PAGE,
         "totals": _totals(calls),
     }
 
 
+def _ids(rows: list[LLMCall], kind: str) -> set[str]:
+    return {row.subject.partition(":")[2] for row in rows if row.subject.startswith(f"{kind}:")}
+
+
 def _passes(frame: Frame, rows: list[LLMCall]) -> dict[str, dict[str, Any]]:
     """The kind, status and seat of the passes `rows` were made for, by id (one query)."""
-    ids = {row.subject.partition(":")[2] for row in rows if row.subject.startswith("pass:")}
-    if not ids:
+    if not (ids := _ids(rows, "pass")):
         return {}
     found = Pass.objects.filter(frame=frame, pk__in=ids).order_by()
     return {str(p["pk"]): p for p in found.values("pk", "kind", "status", "seat_id")}
 
 
-def _call_body(call: LLMCall, passes: dict[str, dict], names: dict[str, str]) -> dict[str, Any]:
+def _outcomes(frame: Frame, rows: list[LLMCall]) -> dict[str, dict[str, Any]]:
+    """The acting seat and the state pass's status of the outcomes `rows` were made for,
+    by id (one query)."""
+    if not (ids := _ids(rows, "outcome")):
+        return {}
+    found = Outcome.objects.filter(frame=frame, pk__in=ids).order_by()
+    return {
+        str(o["pk"]): {"seat_id": o["seat_id"], "status": o["state_pass__status"]}
+        for o in found.values("pk", "seat_id", "state_pass__status")
+    }
+
+
+def _call_body(
+    call: LLMCall,
+    passes: dict[str, dict[str, Any]],
+    outcomes: dict[str, dict[str, Any]],
+    names: dict[str, str],
+) -> dict[str, Any]:
     kind, _, pk = call.subject.partition(":")
     pass_ = passes.get(pk) if kind == "pass" else None
-    if pass_ is not None:
-        seat = str(pass_["seat_id"]) if pass_["seat_id"] else None
+    outcome = outcomes.get(pk) if kind == "outcome" else None
+    # The character: the pass's seat, the AI seat that acted, or the outcome's actor (none
+    # for the GM's narration).
+    owner = pass_ or outcome
+    if owner is not None:
+        seat = str(owner["seat_id"]) if owner["seat_id"] else None
     else:
         seat = pk if kind == "seat" else None
+    status = (pass_ or {}).get("status")
+    if outcome is not None:  # a state pass ends done or failed; "running" is the one
+        status = outcome["status"] or StatePassStatus.RUNNING
     return {
         "id": call.pk,
         "purpose": call.purpose,
@@ -123,6 +158,7 @@ def _call_body(call: LLMCall, passes: dict[str, dict], names: dict[str, str]) ->
         "kind": call.kind,
         "pass_id": pk if pass_ else None,
         "pass_kind": pass_["kind"] if pass_ else None,
+        "outcome_id": pk if outcome else None,
         "seat": seat,
         "character": names.get(seat) if seat else None,
         "model_name": call.model_name,
@@ -133,7 +169,7 @@ def _call_body(call: LLMCall, passes: dict[str, dict], names: dict[str, str]) ->
         "completion_tokens": call.completion_tokens,
         "latency_ms": call.latency_ms if call.finished_at else None,
         "error": call.error,
-        "status": _status(call, pass_["status"] if pass_ else None),
+        "status": _status(call, status),
         "started_at": call.created_at.isoformat(),
         "finished_at": call.finished_at.isoformat() if call.finished_at else None,
     }

@@ -1,5 +1,5 @@
 """The GM's diagnostics (GET /api/frames/{id}/calls, synthesis/diagnostics.py): every LLM
-call of the frame — soft, bones, flesh, epilogue, an AI seat's action — newest first, a
+call of the frame — soft, bones, flesh, state, epilogue, an AI seat's action — newest first, a
 page at a time, with its pass and character, the real error, and the frame's totals; never
 another frame's calls; players 403; a fixed number of queries whatever the number of
 calls."""
@@ -15,8 +15,9 @@ from synthesis import ai_seats, tasks
 from synthesis.diagnostics import CALLS_PAGE, frame_calls_query
 from synthesis.epilogue import epilogue_run, epilogues_start
 from synthesis.liquid import liquid_submit
-from synthesis.models import Pass
+from synthesis.models import Outcome, Pass
 from synthesis.soft import soft_pass_run
+from synthesis.state.run import state_pass_run
 from tests.conftest import logged_in_client
 from tests.synthesis.conftest import Scene, run
 
@@ -45,11 +46,14 @@ def calls_of(client, frame, **params):
     return answer.json()
 
 
-def test_the_gm_sees_every_call_of_the_frame_with_its_pass_and_character(user):
+def test_the_gm_sees_every_call_of_the_frame_with_its_pass_and_character(user, settings):
+    settings.LMIX_STATE_PASSES = True
     scene = Scene(user)
     soft_pass = soft(scene, scene.alice, "I open the window.")
     medium = run(scene.fire(scene.bob, scene.commit(scene.bob, "I close the door.")))
     assert medium.status == "done"
+    outcome = Outcome.objects.get(source_pass=medium)
+    assert state_pass_run(outcome_id=outcome.pk).status == "done"
     assert ai_seats.ai_act(seat_id=scene.tony.pk, outcome_id=None) is not None
     other = Scene(user)  # another frame of the same GM: none of its calls
     soft(other, other.alice, "OTHER-FRAME")
@@ -58,12 +62,13 @@ def test_the_gm_sees_every_call_of_the_frame_with_its_pass_and_character(user):
     calls = body["calls"]
     assert [c["purpose"] for c in calls] == [
         "synthesis.ai_act",
+        "synthesis.state",
         "synthesis.flesh",
         "synthesis.bones",
         "synthesis.soft",
     ]
     assert [c["id"] for c in calls] == sorted((c["id"] for c in calls), reverse=True)
-    ai, flesh, bones, soft_call = calls
+    ai, state, flesh, bones, soft_call = calls
     assert soft_call["pass_id"] == str(soft_pass.pk) and soft_call["pass_kind"] == "soft"
     assert soft_call["seat"] == str(scene.alice.pk)
     assert soft_call["character"] == "Alice Thompson"
@@ -72,6 +77,11 @@ def test_the_gm_sees_every_call_of_the_frame_with_its_pass_and_character(user):
         assert call["pass_id"] == str(medium.pk) and call["pass_kind"] == "medium"
         assert call["character"] == "Bob Wilson"
     assert bones["kind"] == "structured" and flesh["kind"] == "stream"
+    # The state pass after Bob's outcome: its outcome, and Bob as its actor.
+    assert state["outcome_id"] == str(outcome.pk) and state["pass_id"] is None
+    assert state["character"] == "Bob Wilson" and state["seat"] == str(scene.bob.pk)
+    assert state["label"] == "Updating the characters' state"
+    assert all(c["outcome_id"] is None for c in calls if c is not state)
     assert ai["pass_id"] is None and ai["seat"] == str(scene.tony.pk)
     assert ai["character"] == "Tony Rosetti" and ai["label"] == "AI character acting"
     offline = LLMModel.objects.get(owner=user, provider="offline")
@@ -83,7 +93,7 @@ def test_the_gm_sees_every_call_of_the_frame_with_its_pass_and_character(user):
         assert call["latency_ms"] is not None and call["started_at"]
     assert body["next_before"] is None and body["page_size"] == CALLS_PAGE
     assert body["totals"] == {
-        "calls": 4,
+        "calls": 5,
         "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
         "completion_tokens": sum(c["completion_tokens"] for c in calls),
         "errors": 0,
@@ -167,12 +177,14 @@ def test_players_get_403_and_others_404(user, other_user):
 
 
 def many_calls(scene: Scene, count: int) -> list[LLMCall]:
-    """`count` finished calls, spread over soft passes of both players and Tony's seat."""
+    """`count` finished calls, spread over soft passes of both players, Tony's seat and an
+    outcome's state pass."""
     passes = [
         Pass.objects.create(frame=scene.frame, seat=seat, kind="soft", trigger="submit")
         for seat in (scene.alice, scene.bob)
     ]
-    subjects = [f"pass:{p.pk}" for p in passes] + [f"seat:{scene.tony.pk}"]
+    outcome = Outcome.objects.create(frame=scene.frame, seq=1, seat=scene.alice)
+    subjects = [f"pass:{p.pk}" for p in passes] + [f"seat:{scene.tony.pk}", f"outcome:{outcome.pk}"]
     now = timezone.now()
     return LLMCall.objects.bulk_create(
         LLMCall(
@@ -207,6 +219,7 @@ def test_pages_of_a_hundred_newest_first_until_the_last(user):
     totals = first["totals"]
     assert totals == second["totals"]
     assert totals["calls"] == CALLS_PAGE + 30 and totals["errors"] == 13
+    assert {c["outcome_id"] is not None for c in first["calls"]} == {True, False}
     assert totals["prompt_tokens"] == 1300 and totals["completion_tokens"] == 260
     assert totals["latency_ms"] == 650
 
@@ -224,5 +237,6 @@ def test_the_queries_are_as_many_for_one_call_as_for_a_full_page(
     many_calls(scene, count)
     client = logged_in_client(user)
     calls_of(client, scene.frame)  # the session and the frame read once, as on every call
-    # The user, the frame's access (two), then the page, its passes, the seats, the totals.
-    count_queries(client, scene.frame, django_assert_max_num_queries, 7)
+    # The user, the frame's access (two), then the page, its passes and outcomes, the
+    # seats, the totals.
+    count_queries(client, scene.frame, django_assert_max_num_queries, 8)

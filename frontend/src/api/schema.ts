@@ -1676,9 +1676,10 @@ export type components = {
         /**
          * FrameCall
          * @description One LLM call of a frame for its GM (synthesis/diagnostics.py): what it was for
-         *     (`purpose`, and `label` in words), the pass it belongs to (`pass_id`, `pass_kind`) or
-         *     the AI seat that acted, the seat's character, the model, tokens, latency (null while
-         *     it runs), the recorded error, and its state: `cut_off` is a call whose worker died.
+         *     (`purpose`, and `label` in words), the pass it belongs to (`pass_id`, `pass_kind`), the
+         *     outcome whose state pass made it (`outcome_id`) or the AI seat that acted, the seat's
+         *     character (an outcome's: its actor), the model, tokens, latency (null while it runs),
+         *     the recorded error, and its state: `cut_off` is a call whose worker died.
          */
         FrameCall: {
             id: number;
@@ -1687,6 +1688,7 @@ export type components = {
             kind: string;
             pass_id: string | null;
             pass_kind: string | null;
+            outcome_id: string | null;
             seat: string | null;
             character: string | null;
             model_name: string | null;

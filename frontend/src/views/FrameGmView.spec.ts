@@ -121,6 +121,7 @@ describe('FrameGmView', () => {
           kind: 'structured',
           pass_id: 'p1',
           pass_kind: 'medium',
+          outcome_id: null,
           seat: SEATS.bob,
           character: 'Bob',
           model_name: 'GPT X',

@@ -15,6 +15,7 @@ const call = (over: Partial<FrameCall> = {}): FrameCall => ({
   kind: 'structured',
   pass_id: 'p-soft',
   pass_kind: 'soft',
+  outcome_id: null,
   seat: 's-alice',
   character: 'Alice Thompson',
   model_name: 'Offline narrator',
