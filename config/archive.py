@@ -1,6 +1,7 @@
 """The backup archive's format (docs/backups.md): which models it holds, in which order,
 how rows are serialized, and the manifest that says what the archive is."""
 
+import datetime
 import tomllib
 from collections.abc import Iterable
 from functools import cache
@@ -9,6 +10,7 @@ from typing import Any
 from django.apps import apps
 from django.conf import settings
 from django.core.serializers import json as json_serializer
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models
 from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
@@ -24,7 +26,9 @@ MEDIA_DIR = "media/"
 # them are written with natural keys), and sessions are worthless in another database.
 SKIPPED = {"contenttypes.contenttype", "auth.permission", "sessions.session"}
 # Rows `migrate` itself creates: a freshly migrated database holds them, so they are no
-# "data" when deciding whether a database is empty; an instance restore replaces them.
+# "data" when deciding whether a database is empty; an instance restore replaces them with
+# the archive's, exactly (admins' edits kept); the next `migrate` brings them to the files
+# this LMiX ships, as after an upgrade.
 MIGRATE_MADE: dict[str, Q] = {"synthesis.skill": Q(scope="platform")}
 # Written with natural keys ((app, model), (codename, app, model)) so they resolve in
 # another database whose ids differ.
@@ -136,6 +140,17 @@ def migration_refusal(archived: dict[str, list[str]]) -> str | None:
     return None
 
 
+class _Encoder(DjangoJSONEncoder):
+    """Times to the microsecond (Django's encoder keeps milliseconds): rows ordered by
+    their creation time keep their order after a restore."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, datetime.datetime | datetime.time):
+            text = o.isoformat()
+            return text.removesuffix("+00:00") + "Z" if text.endswith("+00:00") else text
+        return super().default(o)
+
+
 class Serializer(json_serializer.Serializer):
     """Django's JSON serializer, natural keys only for NATURAL_KEYED models (everything
     else by id, so a restore can map a user's rows to another account), each row passed
@@ -144,6 +159,9 @@ class Serializer(json_serializer.Serializer):
     def __init__(self, transform=None) -> None:
         super().__init__()
         self.transform = transform
+
+    def serialize(self, queryset, **options: Any) -> Any:
+        return super().serialize(queryset, cls=_Encoder, **options)
 
     def handle_fk_field(self, obj: models.Model, field: models.Field) -> None:
         self.use_natural_foreign_keys = label(field.related_model) in NATURAL_KEYED

@@ -16,8 +16,6 @@ from django.core.management.color import no_style
 from django.core.serializers.base import DeserializationError, DeserializedObject
 from django.db import DatabaseError, connection, models, transaction
 
-from synthesis.skills import platform_skills_sync
-
 from .archive import (
     DATA_DIR,
     FORMAT,
@@ -130,7 +128,8 @@ def _instance_prepare(*, replace: bool) -> None:
             rows = rows.exclude(MIGRATE_MADE[label(model)])
         count = rows.count()
         if count:
-            held.append(f"{count} {model._meta.verbose_name_plural}")
+            meta = model._meta
+            held.append(f"{count} {meta.verbose_name if count == 1 else meta.verbose_name_plural}")
     if held and not replace:
         raise BackupError(
             "The database already holds data ("
@@ -320,12 +319,11 @@ def restore(
                     _instance_prepare(replace=replace)
                     result.counts = _load(archive, manifest)
                     _sequences_reset(manifest["models"])
-                    _platform_skills_sync()
                 else:
+                    target, made = _user_target(manifest, archive, as_user)
                     clashes = _clashes(manifest["models"], archive)
                     if clashes:
                         raise BackupError(_clash_message(clashes, manifest))
-                    target, made = _user_target(manifest, archive, as_user)
                     result.username = target.get_username()
                     result.counts = {user_label(): 1} if made else {}
                     result.counts |= _load(archive, manifest, target=target, as_user=not made)
@@ -371,9 +369,3 @@ def _constraints_check(keys: list[str]) -> None:
         connection.check_constraints(table_names=tables)
     except DatabaseError as error:
         raise BackupError(f"The archive's rows do not fit together: {error}") from error
-
-
-def _platform_skills_sync() -> None:
-    """The archive's platform skills (with their admins' edits) brought to the files this
-    LMiX ships, as `migrate` would."""
-    platform_skills_sync()
