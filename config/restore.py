@@ -207,9 +207,13 @@ def _user_rows(
             target_key = label(fk.related_model)
             if target_key == users:
                 fields[name] = target.pk if value == archived_user else None
-            elif target_key in new_pks:
-                if value not in new_pks[target_key]:
-                    raise BackupError(f"A row of {label(model)} points to a missing row.")
+            elif has_auto_pk(fk.related_model):
+                # Loaded earlier (archived_models puts referenced models first).
+                if value not in new_pks.get(target_key, {}):
+                    raise BackupError(
+                        f"A row of {label(model)} points to a row of {target_key} that the "
+                        "archive does not hold."
+                    )
                 fields[name] = new_pks[target_key][value]
         if has_auto_pk(model):
             row["old_pk"], row["pk"] = row.get("pk"), None

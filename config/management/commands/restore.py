@@ -40,10 +40,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, path: str, dry_run: bool, as_user, replace, interactive, **options):
         if replace and interactive and not dry_run:
-            answer = input(
-                "--replace deletes every user and all their data in this database before "
-                "restoring. Type 'yes' to continue: "
-            )
+            try:
+                answer = input(
+                    "--replace deletes every user and all their data in this database before "
+                    "restoring. Type 'yes' to continue: "
+                )
+            except EOFError:
+                raise CommandError("No answer to confirm --replace: pass --noinput.") from None
             if answer.strip() != "yes":
                 raise CommandError("Restore cancelled.")
         try:
