@@ -75,9 +75,9 @@ types-check: $(VENV)/.synced frontend/node_modules/.installed
 test-e2e: $(VENV)/.synced frontend/dist/index.html e2e-deps
 	cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec
 
-# The README's pictures (docs/screenshots): the frames browser test, pausing to take them.
+# The README's pictures (docs/screenshots): the frames browser tests, pausing to take them.
 screenshots: $(VENV)/.synced frontend/dist/index.html e2e-deps
-	cd tests/e2e && LMIX_SCREENSHOTS=$(CURDIR)/docs/screenshots node --test --test-reporter=spec frames.test.mjs
+	cd tests/e2e && LMIX_SCREENSHOTS=$(CURDIR)/docs/screenshots node --test --test-concurrency=1 --test-reporter=spec frames.test.mjs epilogue.test.mjs
 
 # Numbers to watch, not assertions: our own cost per prompt and per streamed delta,
 # pass-through to a websocket, recovery from `kill -9`, channel-layer fan-out, idle

@@ -251,12 +251,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Two queues (docs/tasks.md): "short" work takes milliseconds to seconds (soft passes,
 # bones, windows, sweeps) and must never wait behind a model stream; "streams" (narratives,
-# turns, drafts, AI seats' actions) hold their call for the whole answer, so their worker
-# runs many at once (LMIX_STREAM_CONCURRENCY threads, each idle on its socket).
+# turns, drafts, AI seats' actions, epilogues) hold their call for the whole answer, so
+# their worker runs many at once (LMIX_STREAM_CONCURRENCY threads, each idle on its socket).
 CELERY_TASK_DEFAULT_QUEUE = "short"
 STREAM_TASKS = [
     "synthesis.tasks.flesh_task",
     "synthesis.tasks.ai_act_task",
+    "synthesis.tasks.epilogue_task",
+    "synthesis.tasks.state_pass_task",  # a model call after each outcome, never in its way
     "productions.tasks.turn_generate_task",
     "productions.tasks.draft_generate_task",
 ]
@@ -320,6 +322,9 @@ CELERY_BEAT_SCHEDULE = {
 LMIX_MEDIUM_OUTCOMES_CONTEXT = int(os.environ.get("LMIX_MEDIUM_OUTCOMES_CONTEXT", "12"))
 LMIX_MEDIUM_NARRATIVES_CONTEXT = int(os.environ.get("LMIX_MEDIUM_NARRATIVES_CONTEXT", "3"))
 LMIX_MEDIUM_BONES_ATTEMPTS = int(os.environ.get("LMIX_MEDIUM_BONES_ATTEMPTS", "3"))
+# After each outcome, a queued state pass updates its witnesses' relationships, mood,
+# learned facts and memories (synthesis/state/): one model call per outcome.
+LMIX_STATE_PASSES = _env_bool("LMIX_STATE_PASSES", True)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["lmix.authentication.SessionAuthentication"],

@@ -26,6 +26,14 @@ FrameMode = Literal["per_character", "shared"]
 Controller = Literal["open", "human", "ai"]
 
 
+class MySeat(Body):
+    """The character the caller plays in a frame."""
+
+    id: Uuid
+    name: str
+    avatar_url: str
+
+
 class FrameSummary(Body):
     """A frame the caller runs or sits in."""
 
@@ -37,6 +45,13 @@ class FrameSummary(Body):
     mode: FrameMode
     is_gm: bool
     created_at: Stamp
+    active_at: Stamp = Field(description="Its newest outcome or change (or its start).")
+    my_seat: MySeat | None = Field(description="The character you play in it, if any.")
+    waiting_for: list[str] = Field(
+        description="While a round runs in an open frame: the player-held characters (by "
+        "the names everyone knows) with no committed intention nor window yet."
+    )
+    my_turn: bool = Field(description="Your character is among `waiting_for`.")
 
 
 class FrameList(RootModel[list[FrameSummary]]):
@@ -173,6 +188,28 @@ class PassAccepted(Body):
     status: Literal["pending", "running", "done", "failed"]
 
 
+class EpilogueBody(Body):
+    """One epilogue of a closed scene: whose, where its writing stands, its text once done."""
+
+    id: Uuid = Field(description="Its pass: the GM retries a failed one with its id.")
+    seat: Uuid
+    character: str = Field(description="Its character's name; 'The scene' in a shared frame.")
+    status: Literal["pending", "running", "done", "failed"]
+    text: str
+    narrative: Uuid | None = Field(description="The narrative it wrote, once done.")
+    error: str = Field(description="Why it failed: the GM's only (empty for players).")
+
+
+class EpilogueView(Body):
+    """The epilogues of a closed scene the caller may read: the GM's all, a player's their
+    own character's (a shared frame's one is everyone's)."""
+
+    status: Literal["none", "writing", "failed", "done"] = Field(
+        description="none: the scene closed without one (or is open); failed: any failed."
+    )
+    epilogues: list[EpilogueBody]
+
+
 class WindowAnswer(Body):
     window: WindowBody
 
@@ -212,7 +249,7 @@ class PassInfo(Body):
 
     id: Uuid
     seat: Uuid
-    kind: Literal["soft", "medium"]
+    kind: Literal["soft", "medium", "epilogue"]
     trigger: str
     status: Literal["pending", "running", "done", "failed"]
     liquid: Uuid | None
@@ -368,3 +405,53 @@ class SkillList(RootModel[list[SkillBody]]):
 
 class ContentList(RootModel[list[ContentBody]]):
     """The frame's world content, oldest first."""
+
+
+class StateMood(Body):
+    """A character's mood and the personality parameters it compiles to (0–1)."""
+
+    name: str
+    intensity: float
+    parameters: dict[str, float]
+
+
+class StateEdge(Body):
+    """How this character sees another (directed: its own feelings, not theirs)."""
+
+    target: Uuid
+    name: str = Field(description="The other character's public name.")
+    affinity: int = Field(description="0–100.")
+    trust: int = Field(description="0–100.")
+    level: Literal["stranger", "acquaintance", "friend", "close friend", "soulmate"]
+    knowledge: list[str] = Field(description="What this character knows about the other.")
+    last_outcome_seq: int | None
+    last_interaction_at: Stamp | None
+
+
+class StateMemory(Body):
+    """One of this character's memories: only of what it witnessed or was told."""
+
+    id: Uuid
+    text: str
+    outcome: Uuid | None
+    # A plain string: a second choice set named `source` would rename the first's enum.
+    source: str = Field(description='"witnessed", or "told" (by `told_by`).')
+    told_by: str | None
+    reliability: float
+    significance: int = Field(description="0 trivial … 3 unforgettable (pinned).")
+    pinned: bool
+    created_at: Stamp
+
+
+class SeatStateAnswer(Body):
+    """A seat's character state (synthesis/state/): its relationships, mood, learned facts
+    and newest memories. Its player's and the GM's only."""
+
+    seat: Uuid
+    mood: StateMood
+    facts: list[str]
+    edges: list[StateEdge]
+    memories: list[StateMemory] = Field(description="Newest first.")
+    last_failure: str | None = Field(
+        default=None, description="The GM's only: why the frame's last failed state pass failed."
+    )

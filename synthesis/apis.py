@@ -1,8 +1,6 @@
 """REST endpoints of frames: create from a production, list, my view of one, join with an
 invite code, the GM's seat changes, invite rotation and controls; liquid; passes."""
 
-from typing import Any
-
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -21,6 +19,7 @@ from . import liquid as liquid_services
 from .ai_seats import frame_advance
 from .answers import (
     ActingSeats,
+    EpilogueView,
     FrameList,
     FrameView,
     InviteCode,
@@ -31,19 +30,20 @@ from .answers import (
     SpectatorView,
     WindowAnswer,
 )
+from .epilogue import epilogue_retry, epilogue_view, frame_close
 from .event_types import LiquidBody, NarrativeBody, OutcomeBody, SeatBody, TalkBody
 from .frame_events import seat_body
 from .frame_selectors import (
     FrameAccess,
     frame_access_or_404,
     frame_access_to,
-    frame_list,
+    frame_summaries,
     invite_preview,
     spectated_frame,
 )
 from .gm_voice import gm_narrate, gm_note
 from .medium import medium_pass_retry
-from .models import Frame, Liquid, Pass, Seat, Window
+from .models import Frame, Liquid, Pass, PassKind, Seat, Window
 from .selectors import (
     frame_view,
     liquid_body,
@@ -56,6 +56,7 @@ from .selectors import (
     window_body,
 )
 from .serializers import (
+    FrameCloseSerializer,
     FrameCreateSerializer,
     FrameJoinSerializer,
     FrameUpdateSerializer,
@@ -99,19 +100,6 @@ def _seat_of(frame: Frame, seat_id: object) -> Seat:
     return seat
 
 
-def frame_summary(frame: Frame, user: Any) -> dict[str, Any]:
-    return {
-        "id": str(frame.pk),
-        "name": frame.name,
-        "production": str(frame.production_id),
-        "production_name": frame.production.name,
-        "status": frame.status,
-        "mode": frame.mode,
-        "is_gm": frame.owner_id == user.pk,
-        "created_at": frame.created_at.isoformat(),
-    }
-
-
 class ProductionFramesApi(APIView):
     @extend_schema(request=FrameCreateSerializer, responses={201: FrameView})
     def post(self, request: Request, production_id: str) -> Response:
@@ -132,9 +120,9 @@ class FrameListApi(APIView):
         responses={200: FrameList},
     )
     def get(self, request: Request) -> Response:
-        """Frames you run or play in."""
-        frames = frame_list(user=request.user)
-        return answer(FrameList, [frame_summary(frame, request.user) for frame in frames])
+        """Frames you run or play in, newest first: your character in each, and whom a
+        round under way waits for (`my_turn`: you)."""
+        return answer(FrameList, frame_summaries(user=request.user))
 
 
 class FrameDetailApi(APIView):
@@ -259,7 +247,7 @@ class LiquidCommitApi(APIView):
 
 
 class FrameControlApi(APIView):
-    """GM: pause, resume or close the frame."""
+    """GM: pause or resume the frame."""
 
     target: str = ""
 
@@ -269,6 +257,29 @@ class FrameControlApi(APIView):
         liquid_services.frame_status_set(frame=access.frame, status=self.target)
         access = frame_access_or_404(user=request.user, frame_id=frame_id)  # read anew
         return answer(FrameView, frame_view(access))
+
+
+class FrameCloseApi(APIView):
+    @extend_schema(request=FrameCloseSerializer, responses={200: FrameView})
+    def post(self, request: Request, frame_id: str) -> Response:
+        """GM: close the scene for good; with `epilogue`, each player's character (a shared
+        frame: everyone) then gets a closing narrative, written in the background
+        (GET /api/frames/{id}/epilogue says when)."""
+        access = _gm_access(request, frame_id)
+        data = FrameCloseSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        frame_close(frame=access.frame, epilogue=data.validated_data["epilogue"])
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)  # read anew
+        return answer(FrameView, frame_view(access))
+
+
+class FrameEpilogueApi(APIView):
+    @extend_schema(request=None, responses={200: EpilogueView})
+    def get(self, request: Request, frame_id: str) -> Response:
+        """The closed scene's epilogues you may read (the GM's: every one) and where their
+        writing stands; a page polls it until they are done or failed."""
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        return answer(EpilogueView, epilogue_view(access))
 
 
 class FramePassesApi(APIView):
@@ -293,12 +304,16 @@ class FrameAdvanceApi(APIView):
 class PassRetryApi(APIView):
     @extend_schema(request=None, responses={202: PassAccepted})
     def post(self, request: Request, pass_id: str) -> Response:
-        """GM: run a failed medium pass again (its liquid waited, committed, meanwhile)."""
+        """GM: run a failed medium pass again (its liquid waited, committed, meanwhile), or
+        write a failed epilogue again."""
         pass_ = Pass.objects.filter(pk=pass_id).first()
         if pass_ is None:
             raise ApplicationError("No such pass.", status_code=404)
         _gm_access_as_row(request, pass_.frame_id, "No such pass.")
-        pass_ = medium_pass_retry(pass_=pass_)
+        if pass_.kind == PassKind.EPILOGUE:
+            pass_ = epilogue_retry(pass_=pass_)
+        else:
+            pass_ = medium_pass_retry(pass_=pass_)
         body = {"id": str(pass_.pk), "status": pass_.status}
         return answer(PassAccepted, body, status.HTTP_202_ACCEPTED)
 

@@ -4,6 +4,8 @@ marked as queued (lmix/realtime/queued.py); its task clears the mark when it sta
 
 from datetime import datetime
 
+from django.conf import settings
+
 from lmix.realtime.queued import enqueue, task_named
 
 MEDIUM_PASS = "synthesis.tasks.medium_pass_task"
@@ -11,6 +13,8 @@ FLESH = "synthesis.tasks.flesh_task"
 SOFT_PASS = "synthesis.tasks.soft_pass_task"
 WINDOW_FIRE = "synthesis.tasks.window_fire_task"
 AI_ACT = "synthesis.tasks.ai_act_task"
+EPILOGUE = "synthesis.tasks.epilogue_task"
+STATE_PASS = "synthesis.tasks.state_pass_task"
 
 
 def medium_key(pass_id: object) -> str:
@@ -44,3 +48,19 @@ def window_fire_at(window_id: object, eta: datetime | None) -> None:
 
 def ai_act_enqueue(seat_id: str, outcome_id: str | None) -> None:
     task_named(AI_ACT).delay(seat_id, outcome_id)
+
+
+def epilogue_key(pass_id: object) -> str:
+    return f"epilogue:{pass_id}"
+
+
+def epilogue_enqueue(pass_id: object) -> None:
+    enqueue(EPILOGUE, epilogue_key(pass_id), str(pass_id))
+
+
+def state_pass_enqueue(outcome_id: object) -> None:
+    """The outcome's state pass (synthesis/state/run.py), if state passes are on: after the
+    outcome is out, never on its way. A lost one is not swept: the next outcome's pass
+    moves the characters on (its `StatePass` row says it never ran)."""
+    if settings.LMIX_STATE_PASSES:
+        task_named(STATE_PASS).delay(str(outcome_id))

@@ -83,12 +83,13 @@ def _narratives(narratives: list[dict[str, Any]], export: dict[str, Any]) -> lis
         text = narrative["text"].strip()
         if not text:
             continue
+        story = "epilogue" if narrative["trigger"] == "epilogue" else "story"
         if narrative["shared"]:
-            title = "The scene"
+            title = "The scene" if story == "story" else "Epilogue"
         elif export["reader"] == "gm" or narrative["seat"] not in export["my_seats"]:
-            title = f"{_inline(narrative['character'])}'s story"
+            title = f"{_inline(narrative['character'])}'s {story}"
         else:
-            title = "Your story"
+            title = f"Your {story}"
             if _earlier_player(narrative, export):
                 title += f" (played by {_inline(narrative['player'])} then)"
         if narrative["status"] != "done":

@@ -190,6 +190,7 @@ WINDOW_TRANSITIONS: dict[str, set[str]] = {
 class PassKind(models.TextChoices):
     SOFT = "soft"
     MEDIUM = "medium"
+    EPILOGUE = "epilogue"  # a closing narrative once the scene closed (synthesis/epilogue.py)
 
 
 class Trigger(models.TextChoices):
@@ -200,6 +201,7 @@ class Trigger(models.TextChoices):
     COMMIT = "commit"
     ADVANCE = "advance"
     GM = "gm"  # the GM's own words: a narration or a private note (synthesis/gm_voice.py)
+    EPILOGUE = "epilogue"  # the GM closed the scene with an epilogue (synthesis/epilogue.py)
 
 
 class PassStatus(models.TextChoices):
@@ -300,7 +302,7 @@ class Window(models.Model):
 
 
 class Pass(models.Model):
-    """One soft or medium pass: what woke it, the exact messages sent, how it ended."""
+    """One soft, medium or epilogue pass: what woke it, the exact messages sent, how it ended."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="passes")
@@ -577,3 +579,16 @@ class Content(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type}: {self.name}"
+
+
+# Character state's records live in their own module; importing them here registers them.
+from .state_models import (  # noqa: E402, F401
+    DeltaKind,
+    Edge,
+    Memory,
+    MemorySource,
+    SeatState,
+    StateDelta,
+    StatePass,
+    StatePassStatus,
+)

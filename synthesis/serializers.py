@@ -52,6 +52,14 @@ class FrameUpdateSerializer(serializers.Serializer):
     )
 
 
+class FrameCloseSerializer(serializers.Serializer):
+    epilogue = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Write each player's character an epilogue once the scene is closed.",
+    )
+
+
 class FrameJoinSerializer(serializers.Serializer):
     invite_code = serializers.CharField(max_length=64)
     seat = serializers.UUIDField()

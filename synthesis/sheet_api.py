@@ -1,4 +1,5 @@
-"""REST endpoint of a seat's character sheet (synthesis/sheet.py)."""
+"""REST endpoints of a seat's character sheet (synthesis/sheet.py) and character state
+(synthesis/state/)."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -7,9 +8,10 @@ from rest_framework.views import APIView
 
 from lmix.answers import answer
 
-from .answers import CharacterSheet
+from .answers import CharacterSheet, SeatStateAnswer
 from .frame_selectors import frame_access_or_404
 from .sheet import seat_sheet
+from .state.selectors import seat_state
 
 
 class SeatSheetApi(APIView):
@@ -19,3 +21,12 @@ class SeatSheetApi(APIView):
         may know. Its current player's and the GM's; anyone else gets 404."""
         access = frame_access_or_404(user=request.user, frame_id=frame_id)
         return answer(CharacterSheet, seat_sheet(access=access, seat_id=seat_id))
+
+
+class SeatStateApi(APIView):
+    @extend_schema(request=None, responses={200: SeatStateAnswer})
+    def get(self, request: Request, frame_id: str, seat_id: str) -> Response:
+        """The seat's character state: relationships, mood, learned facts, memories. Its
+        current player's and the GM's; anyone else gets 404."""
+        access = frame_access_or_404(user=request.user, frame_id=frame_id)
+        return answer(SeatStateAnswer, seat_state(access=access, seat_id=seat_id))

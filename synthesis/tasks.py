@@ -10,10 +10,12 @@ from celery import shared_task
 from lmix.realtime.queued import started
 
 from .ai_seats import ai_act
-from .enqueue import flesh_key, medium_key, soft_key
+from .enqueue import epilogue_key, flesh_key, medium_key, soft_key
+from .epilogue import epilogue_run, epilogues_sweep
 from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
 from .soft import soft_pass_run, soft_passes_sweep
+from .state.run import state_pass_run
 from .windows import window_fire, windows_sweep
 
 
@@ -49,13 +51,27 @@ def flesh_task(pass_id: str) -> None:
 @shared_task(ignore_result=True)
 def frames_sweep_task() -> None:
     """Run by every worker and web process (and beat): fire overdue windows, settle lost
-    soft passes, rerun medium passes whose worker died."""
+    soft passes, rerun medium passes and epilogues whose worker died."""
     windows_sweep()
     soft_passes_sweep()
     passes_sweep()
+    epilogues_sweep()
 
 
 @shared_task(ignore_result=True)
 def ai_act_task(seat_id: str, outcome_id: str | None) -> None:
     """An AI seat answers an outcome (or the GM's advance) with liquid of its own."""
     ai_act(seat_id=seat_id, outcome_id=outcome_id)
+
+
+@shared_task(ignore_result=True)
+def epilogue_task(pass_id: str) -> None:
+    """A closed scene's epilogue for one seat (or everyone, in a shared frame)."""
+    started(epilogue_key(pass_id))
+    epilogue_run(pass_id=pass_id)
+
+
+@shared_task(ignore_result=True)
+def state_pass_task(outcome_id: str) -> None:
+    """An outcome's state pass: its witnesses' edges, mood, facts and memories."""
+    state_pass_run(outcome_id=outcome_id)

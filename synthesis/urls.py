@@ -42,6 +42,11 @@ urlpatterns = [
         sheet_api.SeatSheetApi.as_view(),
         name="seat-sheet",
     ),
+    re_path(
+        rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/state/?$",
+        sheet_api.SeatStateApi.as_view(),
+        name="seat-state",
+    ),
     re_path(rf"^frames/{FRAME}/invite/?$", apis.FrameInviteApi.as_view(), name="frame-invite"),
     *[
         re_path(
@@ -49,8 +54,12 @@ urlpatterns = [
             apis.FrameControlApi.as_view(target=status),
             name=f"frame-{action}",
         )
-        for action, status in [("pause", "paused"), ("resume", "open"), ("close", "closed")]
+        for action, status in [("pause", "paused"), ("resume", "open")]
     ],
+    re_path(rf"^frames/{FRAME}/close/?$", apis.FrameCloseApi.as_view(), name="frame-close"),
+    re_path(
+        rf"^frames/{FRAME}/epilogue/?$", apis.FrameEpilogueApi.as_view(), name="frame-epilogue"
+    ),
     re_path(rf"^frames/{FRAME}/advance/?$", apis.FrameAdvanceApi.as_view(), name="frame-advance"),
     re_path(rf"^frames/{FRAME}/passes/?$", apis.FramePassesApi.as_view(), name="frame-passes"),
     re_path(

@@ -81,6 +81,9 @@ def fast_settings(settings):
     # The fake LLM server listens on 127.0.0.1, whichever mode (embedded or services) the
     # run is in; tests/llm/test_network_policy.py sets the services default itself.
     settings.LMIX_LLM_ALLOWED_NETWORKS = ["public", "loopback"]
+    # A state pass per outcome would add a model call to every test that plays: the
+    # tests of character state (tests/synthesis/test_state*.py) turn them on.
+    settings.LMIX_STATE_PASSES = False
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,8 @@ adapters never read it):
 - a `Reply` (a production's turn, a drafted line, an AI seat's intention) is written as a
   small scene: an action, perhaps the last speaker's words taken up, a line of dialogue;
 - a `Scene` (a frame's narrative) is told from what was done, how it turned out and the
-  facts, within its words;
+  facts, within its words; an `Epilogue` (a closed scene's last narrative) from what its
+  character lived through;
 - a structured call's schema answers itself where it has a classmethod
   `offline_answer(context, variant)` (its caller's context is its own); otherwise the
   generic builder fills the schema from the `Reply`.
@@ -341,6 +342,47 @@ class Scene:
         return " ".join(sentence for i, (_, sentence) in enumerate(candidates) if i in chosen)
 
 
+_EPILOGUE_OPENINGS = (
+    "When it is over, {name} looks back on the scene.",
+    "The scene closes, and {name} is left with what happened.",
+    "Afterwards, {name} goes over it all once more.",
+)
+_EPILOGUE_CLOSINGS = (
+    "Whatever comes after, {name} will remember this.",
+    "{name} carries it away, and the scene is done.",
+    "For {name}, this is where the story rests.",
+)
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """A closing narrative to tell once a scene closed: what its character lived through
+    (its own stories' first sentences, the facts it witnessed), looked back on."""
+
+    character: str
+    memories: tuple[str, ...] = ()  # oldest first
+    facts: tuple[str, ...] = ()
+    words: int = 150
+
+    def prose(self, dice: Dice) -> str:
+        """An opening, the newest memories and facts that fit in about `words` words
+        (oldest first), and a closing."""
+        name = self.character
+        recalled = [told(m) for m in (*self.memories, *self.facts) if m.strip()]
+        opening = dice.pick("epilogue-opening", _EPILOGUE_OPENINGS).format(name=name)
+        closing = dice.pick("epilogue-closing", _EPILOGUE_CLOSINGS).format(name=name)
+        room = max(self.words, 1) - len(opening.split()) - len(closing.split())
+        kept: list[str] = []
+        for said in reversed(recalled):  # the newest are kept first
+            size = len(said.split())
+            if kept and size > room:
+                break
+            kept.insert(0, said)
+            room -= size
+        middle = ["It all comes back: " + kept[0], *kept[1:]] if kept else []
+        return " ".join([opening, *middle, closing])
+
+
 def _intention(act: Act) -> str:
     """What someone is about to do: "I open the door" → "Ann gets ready to open the door."."""
     who, what = act.who, act.text
@@ -504,7 +546,7 @@ class OfflineNarrator:
 
     def complete(self, config: CallConfig, messages: list[Message]) -> Completion:
         dice = Dice.of(messages, config.variant)
-        told = config.context if isinstance(config.context, Scene | Reply) else Reply()
+        told = config.context if isinstance(config.context, Scene | Epilogue | Reply) else Reply()
         text = told.prose(dice)
         return Completion(text, estimate_usage(messages, text))
 

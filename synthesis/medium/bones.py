@@ -26,6 +26,7 @@ from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
 from synthesis.frame_events import lock_frame, next_seq
 
+from ..enqueue import state_pass_enqueue
 from ..events import notify_outcome
 from ..guard import seat_secrets, secret_flags
 from ..models import Outcome, Pass
@@ -491,5 +492,7 @@ def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
             outcome=outcome,
             reason=interrupt["reason"],
         )
-    # After the outcome is out: the AI seats' reactions never delay it.
+    # After the outcome is out: the AI seats' reactions never delay it, nor does the
+    # witnesses' state pass (queued: synthesis/state/run.py).
     transaction.on_commit(lambda: ai_react(outcome=outcome, frame=ctx.frame, seats=ctx.seats))
+    transaction.on_commit(lambda: state_pass_enqueue(outcome.pk))

@@ -12,13 +12,14 @@ characters of the bones prompt), never anyone's inside.
 """
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import QuerySet
 
-from lmix.prepared import Param, Prepared, together
+from lmix.prepared import Param, Prepared, Statement, together
 from productions.knowledge import knowledge_text, public_name
 from synthesis.frame_selectors import seats_for_prompts_reads, seats_with_memberships
 from synthesis.models import Frame, FrameMode, LiquidVisibility, Seat
@@ -34,6 +35,7 @@ from ..models import (
     Trigger,
 )
 from ..windows import DEFAULT_PSCALE
+from .components import flesh_kind
 
 TEXT_MAX = 500  # one action, fact or reason, as a prompt line or stored in an outcome
 PENDING_MAX = 8  # others' intentions still under way, newest kept
@@ -96,6 +98,8 @@ class MediumContext:
     interrupt_reason: str = ""
     visible_liquid: bool = True
     shared: bool = False  # one prose for everyone, from public knowledge (shared mode)
+    # What the prompt's components read (components.py), by component name.
+    loaded: dict[str, list] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -152,8 +156,8 @@ NEWEST_OUTCOMES = Prepared(
 
 
 def _gather_reads(
-    frame: Frame, pass_: Pass, *, shared: bool
-) -> tuple[list[Seat], list[Liquid], list[Narrative], list[Outcome]]:
+    frame: Frame, pass_: Pass, *, shared: bool, extra: Sequence[Statement] = ()
+) -> tuple[list[Seat], list[Liquid], list[Narrative], list[Outcome], list[list]]:
     """The frame's seats (personas and memberships attached), its live liquid, the pass's
     newest narratives (the frame's shared ones in a shared frame) and the frame's newest
     outcomes. Prepared (lmix/prepared.py) and sent in one round trip (`together`): these
@@ -161,8 +165,9 @@ def _gather_reads(
     the ORM each time costs more than PostgreSQL takes to answer them (docs/benchmarks.md,
     "Stop 31").
     A seat's assistant and model are loaded only if the pass needs them (a frame without a
-    medium model of its own)."""
-    seat_rows, memberships, live, newest_first, newest = together(
+    medium model of its own). `extra` are the reads of the prompt's components, sent in the
+    same round trip; their rows come last."""
+    seat_rows, memberships, live, newest_first, newest, *more = together(
         *seats_for_prompts_reads(frame_id=frame.pk),
         LIVE_LIQUID.read(frame=frame.pk),
         (
@@ -171,14 +176,17 @@ def _gather_reads(
             else OWN_NARRATIVES.read(seat=pass_.seat_id)
         ),
         NEWEST_OUTCOMES.read(frame=frame.pk),
+        *extra,
     )
-    return seats_with_memberships(seat_rows, memberships), live, newest_first, newest
+    return seats_with_memberships(seat_rows, memberships), live, newest_first, newest, more
 
 
-def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
+def gather(pass_: Pass, *, frame: Frame | None = None, flesh: bool = False) -> MediumContext:
     """Read everything the pass's character may use, now. `frame` is the pass's frame as
     this run just read it with the pass (`FRAME_RELATED` too); without it, it is read here,
-    as a second gather must (its `seq` is the horizon).
+    as a second gather must (its `seq` is the horizon). For the `flesh` prompt, the reads of
+    its components (the character's state) go in the same batch; the bones prompt, on the
+    path from a commit to its outcome, reads nothing more.
 
     Raises:
         ObjectDoesNotExist: the frame or the seat is gone.
@@ -186,7 +194,10 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
     if frame is None:
         frame = Frame.objects.select_related(*FRAME_RELATED).get(pk=pass_.frame_id)
     shared = frame.mode == FrameMode.SHARED
-    seats, live, newest_first, newest = _gather_reads(frame, pass_, shared=shared)
+    readers = flesh_kind(shared=shared).reads() if flesh else []
+    seats, live, newest_first, newest, more = _gather_reads(
+        frame, pass_, shared=shared, extra=[c.read(pass_) for c in readers]
+    )
     seat = next((s for s in seats if s.pk == pass_.seat_id), None)
     if seat is None:
         raise Seat.DoesNotExist("The pass's seat is gone.")
@@ -285,6 +296,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
         ),
         visible_liquid=visible,
         shared=shared,
+        loaded={c.name: rows for c, rows in zip(readers, more, strict=True)},
     )
 
 

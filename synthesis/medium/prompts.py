@@ -8,8 +8,10 @@ produces goes to everyone. The flesh prompt is the character's own: its compiled
 as the bones prompt, because everyone reads the prose.
 
 Each template holds a system part and a user part, split by a `=== USER ===` line. The
-flesh prompt ends with the scene to narrate, rendered from the `Scene` the offline narrator
-is handed (lmix/llm/offline.py).
+user part's `{sections}` are the pass kind's named components, in its declared order
+(components.py; the base ones are registered here, the character's state ones by
+synthesis/state/components.py). The flesh prompt ends with the scene to narrate, rendered
+from the `Scene` the offline narrator is handed (lmix/llm/offline.py).
 """
 
 from collections.abc import Sequence
@@ -24,7 +26,8 @@ from lmix.models import LLMModel
 from synthesis.models import Seat
 
 from ..models import Outcome, Trigger
-from .context import Action, MediumContext, flat
+from .components import BONES, Component, PassKind, component_register, flesh_kind
+from .context import PENDING_MAX, Action, MediumContext, flat
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "synthesis"
 USER_PART = "=== USER ==="
@@ -121,21 +124,20 @@ def public_setting(ctx: MediumContext) -> dict[str, str]:
 
 def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
     """What the bones call is sent: public knowledge, earlier outcomes, the actions."""
-    system, user = template("bones.txt")
+    system, user = kind_template(BONES)
     system = system.format(**public_setting(ctx))
     interrupt = ""
     if ctx.pass_.trigger == Trigger.INTERRUPT:
         interrupt = f"INTERRUPT: {ctx.label} must react at once: {ctx.interrupt_reason}\n"
-    return _fit(
+    return fit_messages(
         system,
         user,
         fixed={"name": ctx.label, "interrupt": interrupt},
         parts={
-            "outcomes": [outcome_lines(o, ctx.labels) for o in ctx.outcomes],
-            "pending": [intention_line(a) for a in ctx.pending],
+            **BONES.parts(ctx, None),
             "actions": [action_line(i, a) for i, a in enumerate(ctx.to_resolve, 1)],
         },
-        drop_order=("outcomes", "pending"),
+        drop_order=BONES.drop_order,
         model=model,
         reply=bones_reply_tokens(len(ctx.to_resolve)),
     )
@@ -144,34 +146,85 @@ def compile_bones(ctx: MediumContext, model: LLMModel) -> list[Message]:
 def compile_flesh(
     ctx: MediumContext, outcome: Outcome | None, model: LLMModel, *, scene: Scene | None = None
 ) -> list[Message]:
-    """What the flesh call is sent: the character's knowledge and recent experience (in a
-    shared frame: public knowledge and the story so far), what happened since, and the
-    scene to narrate (`flesh_scene`: the actions, their results, the facts; built here
+    """What the flesh call is sent: the character's knowledge, recent experience and state
+    (in a shared frame: public knowledge and the story so far), what happened since, and
+    the scene to narrate (`flesh_scene`: the actions, their results, the facts; built here
     unless the caller built it already)."""
     scene = scene or flesh_scene(ctx, outcome)
     words = scene.words
-    in_scene = {o.pk for o in resolving_outcomes(ctx, outcome)}
+    kind = flesh_kind(shared=ctx.shared)
+    system, user = kind_template(kind)
     if ctx.shared:
-        system, user = template("flesh_shared.txt")
         system = system.format(**public_setting(ctx), words=words)
     else:
-        system, user = template("flesh.txt")
         system = system.format(knowledge=ctx.knowledge, name=ctx.label, words=words)
-    return _fit(
+    return fit_messages(
         system,
         user,
         fixed={"name": ctx.label, "scene": "\n".join(scene_lines(scene, shared=ctx.shared))},
-        parts={
-            "recent": [flat(n.text, 8000) for n in ctx.recent],
-            "outcomes": [
-                outcome_lines(o, ctx.labels) for o in ctx.outcomes if o.pk not in in_scene
-            ],
-            "pending": [intention_line(a) for a in ctx.pending],
-        },
-        drop_order=("recent", "pending", "outcomes"),
+        parts=kind.parts(ctx, outcome),
+        drop_order=kind.drop_order,
         model=model,
         reply=reply_cap(ctx.pscale),
     )
+
+
+def kind_template(kind: PassKind) -> tuple[str, str]:
+    """A pass kind's template, its user part's `{sections}` laid out (titled, in order)."""
+    system, user = template(kind.template)
+    return system, user.replace("{sections}", kind.sections())
+
+
+def _since(ctx: MediumContext, outcome: Outcome | None) -> list[str]:
+    """The outcomes since the last narrative but those the scene to narrate tells."""
+    in_scene = {o.pk for o in resolving_outcomes(ctx, outcome)}
+    return [outcome_lines(o, ctx.labels) for o in ctx.outcomes if o.pk not in in_scene]
+
+
+# The base components (components.py). Outcomes and intentions are bounded by what gather
+# reads (LMIX_MEDIUM_OUTCOMES_CONTEXT, PENDING_MAX); narratives by the word budgets.
+OUTCOME_MAX = 20000  # one outcome's lines; its fields are bounded where it is stored
+for _component in (
+    Component(
+        "earlier_outcomes",
+        lambda ctx, _: [outcome_lines(o, ctx.labels) for o in ctx.outcomes],
+        items_max=100,
+        item_max=OUTCOME_MAX,
+    ),
+    Component(
+        "under_way",
+        lambda ctx, _: [intention_line(a) for a in ctx.pending],
+        items_max=PENDING_MAX,
+        item_max=600,
+    ),
+    Component(
+        "outcomes",
+        _since,
+        items_max=100,
+        item_max=OUTCOME_MAX,
+    ),
+    Component(
+        "pending",
+        lambda ctx, _: [intention_line(a) for a in ctx.pending],
+        items_max=PENDING_MAX,
+        item_max=600,
+    ),
+    # Own narratives in a per-character frame, the shared ones in a shared frame (gather
+    # reads which); each at most a +1 pscale's budget.
+    Component(
+        "recent",
+        lambda ctx, _: [flat(n.text, 8000) for n in ctx.recent],
+        items_max=10,
+        item_max=8000,
+    ),
+    Component(
+        "story",
+        lambda ctx, _: [flat(n.text, 8000) for n in ctx.recent],
+        items_max=10,
+        item_max=8000,
+    ),
+):
+    component_register(_component)
 
 
 def resolving_outcomes(ctx: MediumContext, outcome: Outcome | None) -> list[Outcome]:
@@ -224,7 +277,7 @@ def scene_lines(scene: Scene, *, shared: bool) -> list[str]:
     return lines
 
 
-def _fit(
+def fit_messages(
     system: str,
     user: str,
     *,

@@ -199,7 +199,7 @@ def _flesh_run(pass_: Pass, lease: PassLease) -> bool:
     """The narrative, from the outcome the pass stored (none for an interrupt that found no
     action of its own), then the pass done. It plays on the model its outcome was resolved
     on: a model the GM chose meanwhile is the next pass's."""
-    ctx = gather(pass_, frame=pass_.frame)
+    ctx = gather(pass_, frame=pass_.frame, flesh=True)
     played = (
         LLMModel.objects.filter(calls__subject=f"pass:{pass_.pk}", calls__purpose="synthesis.bones")
         .order_by("-calls__id")

@@ -3,11 +3,12 @@
  * 390 × 844 phone: open on the first visit with the scene, the character's own secret and its
  * covert group (marked), a fellow covert member's real name; nobody else's secret anywhere on
  * the page; it closes, stays closed after a reload, and never makes the page scroll sideways.
+ * Its state section remembers what the GM told the scene once the state pass has run.
  */
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { createCast, joinSeat, mark, startFrame } from './frame_setup.mjs'
-import { api, e2e, expectHidden, expectText, expectVisible, signUp, useLmix } from './harness.mjs'
+import { api, e2e, eventually, expectHidden, expectText, expectVisible, signUp, useLmix } from './harness.mjs'
 
 const lmix = useLmix()
 
@@ -83,6 +84,21 @@ e2e(lmix, 'sheet: a player on a phone reads their character sheet, and only thei
       await expectText(p.getByTestId('sheet-me-secret'), marks.alice)
     })
 
+    await step('the GM tells the scene something: Alice’s state remembers it, nobody’s secret with it', async () => {
+      const news = mark('NEWS')
+      await api(gm, 'POST', `/api/frames/${frameId}/narration`, { text: `A bell rings over the harbour. ${news}` })
+      const state = p.getByTestId('sheet-state')
+      // The state pass runs after the outcome, in the background: read the state again until it is there.
+      await eventually(async () => {
+        await state.getByTestId('state-refresh').click()
+        await expectText(state.getByTestId('state-memories'), news, { timeout: 1000 })
+      })
+      const text = await state.innerText()
+      for (const secret of Object.values(marks)) assert.ok(!text.includes(secret), `${secret} is in Alice's state`)
+      const other = await api(gm, 'GET', `/api/frames/${frameId}/seats/${seat}/state`)
+      assert.ok(other.memories.some((m) => m.text.includes(news)), 'the GM reads Alice’s memory too')
+    })
+
     await step('another user reads no sheet of Alice’s seat', async () => {
       const other = await context.browser().newContext({ baseURL: suite.baseURL })
       try {
@@ -90,6 +106,8 @@ e2e(lmix, 'sheet: a player on a phone reads their character sheet, and only thei
         await signUp(o)
         const answer = await api(o, 'GET', `/api/frames/${frameId}/seats/${seat}/sheet`, undefined, { allowError: true })
         assert.equal(answer.status, 404)
+        const state = await api(o, 'GET', `/api/frames/${frameId}/seats/${seat}/state`, undefined, { allowError: true })
+        assert.equal(state.status, 404)
       } finally {
         await other.close()
       }

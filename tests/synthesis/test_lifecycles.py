@@ -28,6 +28,7 @@ from synthesis.models import (
     Window,
     WindowStatus,
 )
+from synthesis.state_models import STATE_PASS_TRANSITIONS, StatePass, StatePassStatus
 from tests.synthesis.conftest import Scene
 
 TABLES = [
@@ -37,6 +38,7 @@ TABLES = [
     (Window, WindowStatus, WINDOW_TRANSITIONS),
     (Pass, PassStatus, PASS_TRANSITIONS),
     (Narrative, NarrativeStatus, NARRATIVE_TRANSITIONS),
+    (StatePass, StatePassStatus, STATE_PASS_TRANSITIONS),
 ]
 ILLEGAL = [
     pytest.param(model, table, source, target, id=f"{model.__name__}:{source}->{target}")

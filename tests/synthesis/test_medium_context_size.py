@@ -2,14 +2,14 @@
 
 from lmix.llm.tokens import count_message_tokens
 from lmix.models import LLMModel
-from synthesis.medium.prompts import _fit
+from synthesis.medium.prompts import fit_messages
 
 ITEMS = [f"- Outcome {n}: the rain keeps falling on the harbor, nobody moves." for n in range(60)]
 
 
 def fitted(config: dict):
     model = LLMModel(model_id="gpt-4o", config=config)  # a 128k window by its family
-    return _fit(
+    return fit_messages(
         "SYSTEM-MARKER",
         "{scene}\n{outcomes}",
         fixed={"scene": "SCENE-MARKER"},

@@ -42,6 +42,7 @@ def test_model_streams_have_a_queue_of_their_own():
     streams = {
         "synthesis.tasks.flesh_task",
         "synthesis.tasks.ai_act_task",
+        "synthesis.tasks.state_pass_task",
         "productions.tasks.turn_generate_task",
         "productions.tasks.draft_generate_task",
     }

@@ -1,7 +1,8 @@
-/** Frames (live scenes): create, list, read, join, export; the GM's seat changes and controls; liquid; passes; the socket URL. */
+/** Frames (live scenes): create, list, read, join, export, epilogues; the GM's seat changes and controls; liquid; passes; the socket URL. */
 import { http } from './http'
 import type {
   CharacterSheet,
+  EpilogueView,
   FrameBan,
   FrameCreateInput,
   FrameSummary,
@@ -15,6 +16,7 @@ import type {
   PassInfo,
   PassStatus,
   Seat,
+  SeatState,
   SeatUpdateInput,
   SpectatorView,
   TalkMessage,
@@ -66,6 +68,10 @@ export function spectatorSocketUrl(code: string, loc: Pick<Location, 'protocol' 
 export const getSeatSheet = (frameId: string, seatId: string) =>
   http.get<CharacterSheet>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/sheet`)
 
+/** My character's state: relationships, mood, learned facts, memories (the seat's player or the GM; others 404). */
+export const getSeatState = (frameId: string, seatId: string) =>
+  http.get<SeatState>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/state`)
+
 /** Give up my seat (it opens again; my sockets close with 4403). */
 export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${one(frameId)}/leave`, { seat })
 
@@ -81,7 +87,12 @@ export const updateFrame = (id: string, input: FrameUpdateInput) => http.patch<F
 export const rotateInvite = (id: string) => http.post<{ invite_code: string }>(`${one(id)}/invite`)
 
 export type FrameControl = 'pause' | 'resume' | 'close'
-export const controlFrame = (id: string, action: FrameControl) => http.post<FrameView>(`${one(id)}/${action}`)
+/** Pause, resume or close; closing `{ epilogue: true }` has each player's character (a shared frame: everyone) given an epilogue. */
+export const controlFrame = (id: string, action: FrameControl, body?: { epilogue?: boolean }) =>
+  http.post<FrameView>(`${one(id)}/${action}`, body)
+
+/** A closed scene's epilogues I may read (the GM's: all) and where their writing stands. */
+export const getEpilogue = (id: string) => http.get<EpilogueView>(`${one(id)}/epilogue`)
 
 /** Every AI seat with nothing pending acts once (the only way an all-AI frame moves). */
 export const advanceFrame = (id: string) => http.post<{ acting_seats: string[] }>(`${one(id)}/advance`)

@@ -190,7 +190,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Frames you run or play in. */
+        /**
+         * @description Frames you run or play in, newest first: your character in each, and whom a
+         *     round under way waits for (`my_turn`: you).
+         */
         get: operations["frames_list"];
         put?: never;
         post?: never;
@@ -315,7 +318,11 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description GM: pause, resume or close the frame. */
+        /**
+         * @description GM: close the scene for good; with `epilogue`, each player's character (a shared
+         *     frame: everyone) then gets a closing narrative, written in the background
+         *     (GET /api/frames/{id}/epilogue says when).
+         */
         post: operations["frames_close_create"];
         delete?: never;
         options?: never;
@@ -359,6 +366,26 @@ export type paths = {
         head?: never;
         /** @description GM: change an entry (its type, name, data or pscale); the edit is recorded. */
         patch: operations["frames_content_partial_update"];
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/epilogue/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The closed scene's epilogues you may read (the GM's: every one) and where their
+         *     writing stands; a page polls it until they are done or failed.
+         */
+        get: operations["frames_epilogue_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/frames/{frame_id}/export/": {
@@ -506,7 +533,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description GM: pause, resume or close the frame. */
+        /** @description GM: pause or resume the frame. */
         post: operations["frames_pause_create"];
         delete?: never;
         options?: never;
@@ -523,7 +550,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description GM: pause, resume or close the frame. */
+        /** @description GM: pause or resume the frame. */
         post: operations["frames_resume_create"];
         delete?: never;
         options?: never;
@@ -563,6 +590,26 @@ export type paths = {
          *     may know. Its current player's and the GM's; anyone else gets 404.
          */
         get: operations["frames_seats_sheet_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/seats/{seat_id}/state/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The seat's character state: relationships, mood, learned facts, memories. Its
+         *     current player's and the GM's; anyone else gets 404.
+         */
+        get: operations["frames_seats_state_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -769,7 +816,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description GM: run a failed medium pass again (its liquid waited, committed, meanwhile). */
+        /**
+         * @description GM: run a failed medium pass again (its liquid waited, committed, meanwhile), or
+         *     write a failed epilogue again.
+         */
         post: operations["passes_retry_create"];
         delete?: never;
         options?: never;
@@ -1482,6 +1532,35 @@ export type components = {
             draft: string;
         };
         /**
+         * EpilogueBody
+         * @description One epilogue of a closed scene: whose, where its writing stands, its text once done.
+         */
+        EpilogueBody: {
+            /** @description Its pass: the GM retries a failed one with its id. */
+            id: string;
+            seat: string;
+            /** @description Its character's name; 'The scene' in a shared frame. */
+            character: string;
+            status: components["schemas"]["PassStatus"];
+            text: string;
+            /** @description The narrative it wrote, once done. */
+            narrative: string | null;
+            /** @description Why it failed: the GM's only (empty for players). */
+            error: string;
+        };
+        /**
+         * EpilogueView
+         * @description The epilogues of a closed scene the caller may read: the GM's all, a player's their
+         *     own character's (a shared frame's one is everyone's).
+         */
+        EpilogueView: {
+            /** @description none: the scene closed without one (or is open); failed: any failed. */
+            status: components["schemas"]["EpilogueViewStatusEnum"];
+            epilogues: components["schemas"]["EpilogueBody"][];
+        };
+        /** @enum {string} */
+        EpilogueViewStatusEnum: "none" | "writing" | "failed" | "done";
+        /**
          * ExportNarrative
          * @description A narrative in an export: whose story it is (`character`, the seat's public name),
          *     who played the seat when it was written (`player`), the numbers of the outcomes it
@@ -1573,6 +1652,13 @@ export type components = {
             /** @description Seconds until this minute's count rolls on. */
             rolls_in: number;
         };
+        FrameCloseRequest: {
+            /**
+             * @description Write each player's character an epilogue once the scene is closed.
+             * @default false
+             */
+            epilogue?: boolean;
+        };
         FrameCreateRequest: {
             name: string;
             /** @default per_character */
@@ -1657,6 +1743,14 @@ export type components = {
             mode: components["schemas"]["FrameMode"];
             is_gm: boolean;
             created_at: string;
+            /** @description Its newest outcome or change (or its start). */
+            active_at: string;
+            /** @description The character you play in it, if any. */
+            my_seat: components["schemas"]["MySeat"] | null;
+            /** @description While a round runs in an open frame: the player-held characters (by the names everyone knows) with no committed intention nor window yet. */
+            waiting_for: string[];
+            /** @description Your character is among `waiting_for`. */
+            my_turn: boolean;
         };
         /**
          * FrameView
@@ -1822,6 +1916,8 @@ export type components = {
             config?: unknown;
             is_default?: boolean;
         };
+        /** @enum {string} */
+        LevelEnum: "stranger" | "acquaintance" | "friend" | "close friend" | "soulmate";
         /**
          * LiquidBody
          * @description A submitted intention; without `content` and `refined` for a reader who may not
@@ -1935,6 +2031,15 @@ export type components = {
             /** @description Present when a local server was reached but did not report its context size: the form asks for it. */
             context_size_hint?: string;
         };
+        /**
+         * MySeat
+         * @description The character the caller plays in a frame.
+         */
+        MySeat: {
+            id: string;
+            name: string;
+            avatar_url: string;
+        };
         /** NarrativeBody */
         NarrativeBody: {
             id: string;
@@ -2026,7 +2131,7 @@ export type components = {
             calls: components["schemas"]["LLMCallInfo"][];
         };
         /** @enum {string} */
-        PassKind: "soft" | "medium";
+        PassKind: "soft" | "medium" | "epilogue";
         /**
          * PassList
          * @description Every pass of the frame, oldest first.
@@ -2346,6 +2451,24 @@ export type components = {
             seat: string;
         };
         /**
+         * SeatStateAnswer
+         * @description A seat's character state (synthesis/state/): its relationships, mood, learned facts
+         *     and newest memories. Its player's and the GM's only.
+         */
+        SeatStateAnswer: {
+            seat: string;
+            mood: components["schemas"]["StateMood"];
+            facts: string[];
+            edges: components["schemas"]["StateEdge"][];
+            /** @description Newest first. */
+            memories: components["schemas"]["StateMemory"][];
+            /**
+             * @description The GM's only: why the frame's last failed state pass failed.
+             * @default null
+             */
+            last_failure?: string | null;
+        };
+        /**
          * SheetGroup
          * @description An affiliation as the character sees it: `internal` (the group's secret) only when
          *     the character is a member, empty otherwise.
@@ -2480,6 +2603,52 @@ export type components = {
         };
         SpectatorsRequest: {
             enabled: boolean;
+        };
+        /**
+         * StateEdge
+         * @description How this character sees another (directed: its own feelings, not theirs).
+         */
+        StateEdge: {
+            target: string;
+            /** @description The other character's public name. */
+            name: string;
+            /** @description 0–100. */
+            affinity: number;
+            /** @description 0–100. */
+            trust: number;
+            level: components["schemas"]["LevelEnum"];
+            /** @description What this character knows about the other. */
+            knowledge: string[];
+            last_outcome_seq: number | null;
+            last_interaction_at: string | null;
+        };
+        /**
+         * StateMemory
+         * @description One of this character's memories: only of what it witnessed or was told.
+         */
+        StateMemory: {
+            id: string;
+            text: string;
+            outcome: string | null;
+            /** @description "witnessed", or "told" (by `told_by`). */
+            source: string;
+            told_by: string | null;
+            reliability: number;
+            /** @description 0 trivial … 3 unforgettable (pinned). */
+            significance: number;
+            pinned: boolean;
+            created_at: string;
+        };
+        /**
+         * StateMood
+         * @description A character's mood and the personality parameters it compiles to (0–1).
+         */
+        StateMood: {
+            name: string;
+            intensity: number;
+            parameters: {
+                [key: string]: number;
+            };
         };
         /**
          * TalkBody
@@ -3203,7 +3372,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FrameCloseRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -3283,6 +3456,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContentBody"];
+                };
+            };
+        };
+    };
+    frames_epilogue_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EpilogueView"];
                 };
             };
         };
@@ -3539,6 +3733,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CharacterSheet"];
+                };
+            };
+        };
+    };
+    frames_seats_state_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                seat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatStateAnswer"];
                 };
             };
         };

@@ -117,8 +117,11 @@ export type FrameMode = Schemas['FrameMode']
 export type LiquidVisibility = Schemas['LiquidVisibility']
 export type SeatController = Schemas['SeatController']
 
-/** GET /api/frames: a frame I run or sit in. */
+/** GET /api/frames: a frame I run or sit in (my character, whom a running round waits for). */
 export type FrameSummary = Schemas['FrameSummary']
+/** GET /api/frames/{id}/epilogue: a closed scene's epilogues I may read, and where their writing stands. */
+export type EpilogueView = Schemas['EpilogueView']
+export type Epilogue = Schemas['EpilogueBody']
 /** A seat as everyone in the frame reads it (`name` is the persona's public name). */
 export type Seat = Schemas['SeatBody']
 /** A seat as the invite page shows it: public face only, no truths but the universal one. */
@@ -166,6 +169,15 @@ export type CharacterSheet = Schemas['CharacterSheet']
 export type SheetGroup = Schemas['SheetGroup']
 /** Another character as the sheet's character knows them: public face, real name only if shared. */
 export type SheetOther = Schemas['SheetOther']
+/**
+ * GET /api/frames/{id}/seats/{seat}/state (the seat's player or the GM): the character's
+ * relationships, mood, learned facts and memories, as the state passes left them.
+ */
+export type SeatState = Schemas['SeatStateAnswer']
+/** How the character sees another: affinity and trust 0–100, their level, what it knows of them. */
+export type StateEdge = Schemas['StateEdge']
+/** One of the character's memories: only of what it witnessed. */
+export type StateMemory = Schemas['StateMemory']
 
 /** Why a pass plays on its model: the GM chose it for the frame, the character's assistant's, the cast's most common, the GM's default. */
 export type ModelSource = Schemas['SourceEnum']

@@ -237,8 +237,12 @@ export const useFrameStore = defineStore('frame', () => {
       if (state.value) state.value = { ...state.value, info: { ...state.value.info, spectator_code } }
     })
 
-  /** Pause, resume or close; the socket brings the change to everyone, this page included. */
-  const control = (action: api.FrameControl) => run(action, async () => void (await api.controlFrame(fid(), action)))
+  /** Pause, resume or close (`epilogue`: with one); the socket brings the change to everyone, this page included. */
+  const control = (action: api.FrameControl, opts: { epilogue?: boolean } = {}) =>
+    run(action, async () => {
+      if (action === 'close') await api.controlFrame(fid(), action, { epilogue: !!opts.epilogue })
+      else await api.controlFrame(fid(), action)
+    })
 
   const advance = () =>
     run('advance', async () => {

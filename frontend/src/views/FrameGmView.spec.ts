@@ -21,6 +21,7 @@ vi.mock('@/api/frames', () => ({
   retryPass: vi.fn(),
   updateSeat: vi.fn(),
   controlFrame: vi.fn(),
+  getEpilogue: vi.fn(),
   rotateInvite: vi.fn(),
   advanceFrame: vi.fn(),
   fireWindow: vi.fn(),
@@ -118,6 +119,49 @@ describe('FrameGmView', () => {
     expect(w.find(q('frame-ended-back')).text()).toBe('All frames')
     expect(w.find(q('gm-pause')).exists()).toBe(false)
     expect(w.find(q('narrative-text')).text()).toBe('ALICE-ONLY prose.') // what it held stays
+  })
+
+  it('closes the scene with an epilogue by default, then shows every epilogue and retries a failed one', async () => {
+    const w = await mountView(gmView(), [])
+    vi.mocked(api.controlFrame).mockResolvedValue(gmView({ status: 'closed' }))
+    await w.find(q('gm-close')).trigger('click')
+    await flushPromises()
+    const box = document.querySelector<HTMLInputElement>(`${q('close-epilogue')} input`)!
+    expect(box.checked).toBe(true)
+    document.querySelector<HTMLButtonElement>(q('confirm-ok'))!.click()
+    await flushPromises()
+    expect(api.controlFrame).toHaveBeenCalledWith('frame1', 'close', { epilogue: true })
+
+    vi.mocked(api.getEpilogue).mockResolvedValue({
+      status: 'failed',
+      epilogues: [
+        { id: 'pa', seat: SEATS.alice, character: 'Alice', status: 'done', text: 'Alice rests.', narrative: 'n8', error: '' },
+        { id: 'pb', seat: SEATS.bob, character: 'Bob', status: 'failed', text: '', narrative: null, error: 'Provider down.' },
+      ],
+    })
+    vi.mocked(api.getFrame).mockResolvedValue(gmView({ status: 'closed' }))
+    FakeSocket.last!.push({ type: 'frame.closed', seq: 5, status: 'closed', windows: [] })
+    FakeSocket.last!.onclose?.({ code: 4404 })
+    await flushPromises()
+    expect(w.findAll(q('epilogue-item')).length).toBe(2)
+    expect(w.find(q('epilogue-text')).text()).toBe('Alice rests.')
+    vi.mocked(api.retryPass).mockResolvedValue({ id: 'pb', status: 'pending' })
+    await w.find(q('epilogue-retry')).trigger('click')
+    await flushPromises()
+    expect(api.retryPass).toHaveBeenCalledWith('pb')
+  })
+
+  it('closes without an epilogue when the GM unticks it', async () => {
+    const w = await mountView(gmView(), [])
+    vi.mocked(api.controlFrame).mockResolvedValue(gmView({ status: 'closed' }))
+    await w.find(q('gm-close')).trigger('click')
+    await flushPromises()
+    const box = document.querySelector<HTMLInputElement>(`${q('close-epilogue')} input`)!
+    box.click()
+    await flushPromises()
+    document.querySelector<HTMLButtonElement>(q('confirm-ok'))!.click()
+    await flushPromises()
+    expect(api.controlFrame).toHaveBeenCalledWith('frame1', 'close', { epilogue: false })
   })
 
   it('kicks a player after confirming', async () => {

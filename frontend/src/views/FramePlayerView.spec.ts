@@ -19,6 +19,8 @@ vi.mock('@/api/frames', () => ({
   commitLiquid: vi.fn(),
   leaveFrame: vi.fn(),
   getSeatSheet: vi.fn(() => new Promise(() => {})),
+  getEpilogue: vi.fn(),
+  retryPass: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
   exportUrl: (id: string, format: string) => `/api/frames/${id}/export?format=${format}`,
 }))
@@ -145,6 +147,20 @@ describe('FramePlayerView', () => {
     expect(w.find(q('notice-closed')).exists()).toBe(false) // said once, by the panel
     expect(w.find(q('composer-form')).exists()).toBe(false)
     expect(w.find(q('leave-seat')).exists()).toBe(false)
+  })
+
+  it('shows my character’s epilogue under the ended panel once it is written', async () => {
+    const mine = { id: 'p1', seat: SEATS.alice, character: 'Alice', status: 'done' as const, text: 'Alice looks back.', narrative: 'n9', error: '' }
+    vi.mocked(api.getEpilogue).mockResolvedValue({ status: 'done', epilogues: [mine] })
+    const w = await mountView(makeFrameView({ seq: 1 }))
+    expect(api.getEpilogue).not.toHaveBeenCalled() // only once the scene ended
+    vi.mocked(api.getFrame).mockResolvedValue(makeFrameView({ seq: 2, status: 'closed' }))
+    FakeSocket.last!.push({ type: 'frame.closed', seq: 2, status: 'closed', windows: [] })
+    FakeSocket.last!.onclose?.({ code: 4404 })
+    await flushPromises()
+    expect(api.getEpilogue).toHaveBeenCalledWith('frame1')
+    expect(w.find(q('epilogue-text')).text()).toBe('Alice looks back.')
+    expect(w.find(q('epilogue-retry')).exists()).toBe(false)
   })
 
   it('says the scene was deleted when its socket closes with 4404 and the frame is gone', async () => {

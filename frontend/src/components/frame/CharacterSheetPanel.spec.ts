@@ -1,11 +1,15 @@
 import { type DOMWrapper, flushPromises, mount } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { CharacterSheet } from '@/api/types'
+import type { CharacterSheet, SeatState } from '@/api/types'
 import CharacterSheetPanel from './CharacterSheetPanel.vue'
 
 const getSeatSheet = vi.fn<(frameId: string, seatId: string) => Promise<CharacterSheet>>()
-vi.mock('@/api/frames', () => ({ getSeatSheet: (f: string, s: string) => getSeatSheet(f, s) }))
+const getSeatState = vi.fn<(frameId: string, seatId: string) => Promise<SeatState>>()
+vi.mock('@/api/frames', () => ({
+  getSeatSheet: (f: string, s: string) => getSeatSheet(f, s),
+  getSeatState: (f: string, s: string) => getSeatState(f, s),
+}))
 
 const q = (id: string) => `[data-testid="${id}"]`
 
@@ -45,11 +49,75 @@ const sheet = (over: Partial<CharacterSheet> = {}): CharacterSheet => ({
   ...over,
 })
 
+const state = (over: Partial<SeatState> = {}): SeatState => ({
+  seat: 'seat-a',
+  mood: { name: 'happy', intensity: 0.6, parameters: { humor: 0.62 } },
+  facts: ['The door is locked.'],
+  edges: [
+    {
+      target: 'seat-b',
+      name: 'The Porter',
+      affinity: 47,
+      trust: 55,
+      level: 'friend',
+      knowledge: ['Owes the harbour money.'],
+      last_outcome_seq: 3,
+      last_interaction_at: '2026-11-27T02:00:00Z',
+    },
+  ],
+  memories: [
+    {
+      id: 'm1',
+      text: 'The Porter dropped a crate.',
+      outcome: 'o1',
+      source: 'witnessed',
+      told_by: null,
+      reliability: 1,
+      significance: 3,
+      pinned: true,
+      created_at: '2026-11-27T02:00:00Z',
+    },
+  ],
+  ...over,
+})
+
 describe('CharacterSheetPanel', () => {
   beforeEach(() => {
     setActivePinia(createPinia())
     localStorage.clear()
     getSeatSheet.mockReset()
+    getSeatState.mockReset()
+    getSeatState.mockResolvedValue(state())
+  })
+
+  it("shows the character's state: mood, facts, relationships with their level, memories (pins marked)", async () => {
+    getSeatSheet.mockResolvedValue(sheet())
+    const w = mount(CharacterSheetPanel, { props: { frameId: 'f1', seatId: 'seat-a' } })
+    await flushPromises()
+    expect(getSeatState).toHaveBeenCalledWith('f1', 'seat-a')
+    expect(w.find(q('state-mood')).text()).toBe('happy (60%)')
+    expect(w.find(q('state-facts')).text()).toContain('The door is locked.')
+    const edge = w.find(q('state-edge'))
+    expect(edge.text()).toContain('The Porter')
+    expect(edge.text()).toContain('friend')
+    expect(edge.text()).toContain('affinity 47, trust 55')
+    const memory = w.find(q('state-memory'))
+    expect(memory.attributes('data-pinned')).toBe('true')
+    expect(memory.text()).toContain('The Porter dropped a crate.')
+    expect(w.find(q('state-failure')).exists()).toBe(false)
+    getSeatState.mockResolvedValue(state({ memories: [] }))
+    await w.find(q('state-refresh')).trigger('click')
+    await flushPromises()
+    expect(w.findAll(q('state-memory'))).toHaveLength(0)
+  })
+
+  it("says so when the state cannot be read, and the sheet still shows", async () => {
+    getSeatSheet.mockResolvedValue(sheet())
+    getSeatState.mockRejectedValue(new Error('404'))
+    const w = mount(CharacterSheetPanel, { props: { frameId: 'f1', seatId: 'seat-a' } })
+    await flushPromises()
+    expect(w.find(q('state-error')).exists()).toBe(true)
+    expect(w.find(q('sheet-me-secret')).text()).toBe('ALICE-SECRET')
   })
   afterEach(() => localStorage.clear())
 
