@@ -32,6 +32,8 @@ from synthesis.models import (
     Skill,
     TableTalk,
 )
+from synthesis.state.run import state_pass_run
+from synthesis.state_models import Memory, StateDelta
 from tests.conftest import logged_in_client
 from tests.factories import LLMModelFactory, PersonaFactory, UserFactory, WorldFactory
 from tests.synthesis.conftest import Scene, make_frame, run
@@ -44,6 +46,7 @@ OTHER_MARKER = "OTHER-USERS-SECRET-MARKER"
 
 @pytest.fixture(autouse=True)
 def media_root(settings, tmp_path):
+    settings.LMIX_STATE_PASSES = True
     settings.MEDIA_ROOT = tmp_path / "media"
     return settings.MEDIA_ROOT
 
@@ -54,6 +57,8 @@ def played_scene(gm) -> Scene:
     scene = Scene(gm)
     run(scene.fire(scene.alice, scene.commit(scene.alice, "I open the window.")))
     run(scene.fire(scene.bob, scene.commit(scene.bob, "I sit by the fire.")))
+    for outcome in Outcome.objects.filter(frame=scene.frame):
+        state_pass_run(outcome_id=outcome.pk)  # edges, memories, mood: character state
     TableTalk.objects.create(frame=scene.frame, author=scene.alice_player, text="brb")
     Content.objects.create(
         frame=scene.frame, type="npc", name="Innkeeper", data={"description": "Gruff."}, author=gm
@@ -144,6 +149,7 @@ def test_an_instance_round_trip_restores_every_row_and_upload(tmp_path, media_ro
     scene = played_scene(gm)
     other_users_data()
     assert Outcome.objects.count() == 2 and Narrative.objects.count() == 2
+    assert Memory.objects.exists() and StateDelta.objects.exists()
     view = gm_view(scene.frame)  # logs the GM in first: last_login is part of every row
     before = every_row()
     avatars = {p.name: p.read_bytes() for p in (media_root / "avatars").iterdir()}
@@ -209,6 +215,19 @@ def test_a_user_archive_holds_no_other_users_rows_and_no_api_key(db, tmp_path):
     assert manifest["counts"]["synthesis.narrative"] == 2
     assert manifest["counts"]["lmix.llmcall"] == LLMCall.objects.filter(owner=gm).count()
     assert manifest["counts"]["authoring.world"] == 1
+
+
+def test_a_players_archive_holds_nothing_of_the_frames_they_play_in(db, tmp_path):
+    gm = UserFactory()
+    scene = played_scene(gm)
+    path = backup(tmp_path, scene.alice_player.username)
+    with zipfile.ZipFile(path) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+    held = {key for key, count in manifest["counts"].items() if count}
+    assert held <= {"auth.user", "lmix.llmmodel", "lmix.llmcall"}  # their offline narrator
+    text = archive_text(path)
+    assert str(scene.frame.pk) not in text and gm.username not in text
+    assert "I open the window." not in text
 
 
 @pytest.mark.django_db(transaction=True)
