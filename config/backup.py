@@ -119,7 +119,7 @@ def user_scope(user: models.Model) -> dict[str, set[str]]:
     return included
 
 
-def _user_transform(model: type[models.Model], scope: dict[str, set[str]], user_pk: Any):
+def _user_transform(model: type[models.Model], scope: dict[str, set[str]]):
     """The row transform of a per-user archive: references out of the archive cleared,
     secrets blanked, the model's fix-up applied."""
     key = label(model)
@@ -185,7 +185,7 @@ def backup_write(*, path: Path, username: str | None = None) -> dict[str, Any]:
     on PostgreSQL repeatable read). Returns the manifest.
 
     Raises:
-        BackupError: no such user, or the path cannot be written.
+        BackupError: no such user, or the path exists or cannot be written.
     """
     user = None
     if username is not None:
@@ -193,6 +193,8 @@ def backup_write(*, path: Path, username: str | None = None) -> dict[str, Any]:
         if user is None:
             raise BackupError(f"There is no user named “{username}”.")
     path = Path(path)
+    if path.exists():
+        raise BackupError(f"{path} exists already: choose another --output.")
     partial = path.with_name(path.name + ".partial")
     fresh = not connection.in_atomic_block
     try:
@@ -227,7 +229,7 @@ def _write(path: Path, user: models.Model | None) -> dict[str, Any]:
             if scope is not None and key not in scope:
                 continue
             pks = scope[key] if scope is not None else None
-            transform = _user_transform(model, scope, user.pk) if scope is not None else None
+            transform = _user_transform(model, scope) if scope is not None else None
             written = _write_model(archive, model, _rows(model, pks), transform)
             counts[key] = written.count
             media |= written.media

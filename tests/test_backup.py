@@ -119,7 +119,7 @@ def with_manifest(path: Path, tmp_path: Path, **changes) -> Path:
 
 
 def backup(tmp_path: Path, username: str | None = None) -> Path:
-    path = tmp_path / f"{username or 'instance'}.zip"
+    path = tmp_path / f"{username or 'instance'}-{len(list(tmp_path.glob('*.zip')))}.zip"
     args = ["backup", "--output", str(path)] + (["--user", username] if username else [])
     call_command(*args, stdout=io.StringIO())
     return path
@@ -330,7 +330,8 @@ def test_replace_deletes_first_and_restores(db, tmp_path):
     path = backup(tmp_path)
     UserFactory()
     WorldFactory(owner=gm, name="Added after the backup")
-    restore(path, "--replace", "--noinput")
+    out = restore(path, "--replace", "--noinput")
+    assert "after deleting everything this database held" in out
     assert every_row() == before
 
 
@@ -469,9 +470,11 @@ def test_a_dry_run_says_what_it_would_create_and_creates_nothing(db, tmp_path, m
     assert not list((media_root / "avatars").iterdir())
 
 
-def test_the_archive_is_readable_by_its_owner_only(db, tmp_path):
+def test_the_archive_is_readable_by_its_owner_only_and_overwrites_nothing(db, tmp_path):
     path = backup(tmp_path)
     assert path.stat().st_mode & 0o077 == 0
+    with pytest.raises(CommandError, match="exists already"):
+        call_command("backup", "--output", str(path))
 
 
 def test_the_archive_rows_are_djangos_serialization(db, tmp_path):

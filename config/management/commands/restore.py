@@ -55,7 +55,8 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         verb = "Would create" if dry_run else "Restored"
         who = f" for the user “{result.username}”" if result.username else ""
-        self.stdout.write(self.style.SUCCESS(f"{verb} ({result.scope} archive{who}):"))
+        replaced = ", after deleting everything this database held" if result.replaced else ""
+        self.stdout.write(self.style.SUCCESS(f"{verb} ({result.scope} archive{who}{replaced}):"))
         for key, count in result.counts.items():
             if count:
                 meta = apps.get_model(key)._meta
