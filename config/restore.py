@@ -78,7 +78,18 @@ def manifest_read(archive: zipfile.ZipFile) -> dict[str, Any]:
         )
     if manifest.get("scope") not in ("instance", "user"):
         raise BackupError(f"Unknown backup scope {manifest.get('scope')!r}.")
-    refusal = migration_refusal(manifest.get("migrations") or {})
+    listed = manifest.get("models")
+    if not isinstance(listed, list) or not all(isinstance(key, str) for key in listed):
+        raise BackupError(f"The archive's {MANIFEST} lists no models.")
+    if manifest["scope"] == "user" and not isinstance(manifest.get("user"), dict):
+        raise BackupError(f"The per-user archive's {MANIFEST} names no user.")
+    migrations = manifest.get("migrations")
+    if not isinstance(migrations, dict) or not all(
+        isinstance(names, list) and all(isinstance(name, str) for name in names)
+        for names in migrations.values()
+    ):
+        raise BackupError(f"The archive's {MANIFEST} has no migration state.")
+    refusal = migration_refusal(migrations)
     if refusal:
         raise BackupError(refusal)
     return manifest
@@ -117,10 +128,11 @@ def _data_tables() -> list[str]:
     return [*tables, "django_session"]
 
 
-def _instance_prepare(*, replace: bool) -> None:
+def _instance_prepare(*, replace: bool) -> bool:
     """An instance restore starts from an empty database: refuse one holding data unless
     `replace`, which deletes it here, in the restore's transaction (a failed restore keeps
-    it). Rows `migrate` made are replaced by the archive's in any case."""
+    it). Rows `migrate` made are replaced by the archive's in any case. Returns whether
+    data was deleted."""
     held = []
     for model in archived_models():
         rows = model._base_manager.all()
@@ -145,6 +157,7 @@ def _instance_prepare(*, replace: bool) -> None:
                 cursor.execute(f"DELETE FROM {quote(table)}")
     for key, rows in MIGRATE_MADE.items():
         apps.get_model(key)._base_manager.filter(rows).delete()
+    return bool(held)
 
 
 def _clashes(manifest_models: list[str], archive: zipfile.ZipFile) -> list[str]:
@@ -220,7 +233,7 @@ def _user_rows(
     return rows
 
 
-def _models_rows_adjusted(model: type[models.Model], rows: list[dict[str, Any]], target) -> None:
+def _llm_models_renamed(model: type[models.Model], rows: list[dict[str, Any]], target) -> None:
     """Restoring into an existing account: its models keep their names and its default;
     restored models with the same name get “(restored)”."""
     if label(model) != "lmix.llmmodel":
@@ -255,7 +268,7 @@ def _load(
                 model, rows, archived_user=archived_user, target=target, new_pks=new_pks
             )
             if as_user:
-                _models_rows_adjusted(model, rows, target)
+                _llm_models_renamed(model, rows, target)
         old_pks = [row.pop("old_pk", None) for row in rows]
         try:
             objects = serializers.deserialize("python", rows)
@@ -316,11 +329,11 @@ def restore(
             raise BackupError("--as-user applies to a per-user archive; this is an instance one.")
         if scope == "user" and replace:
             raise BackupError("--replace applies to an instance archive; this is a per-user one.")
-        result = Restored(scope=scope, replaced=replace)
+        result = Restored(scope=scope)
         try:
             with transaction.atomic():
                 if scope == "instance":
-                    _instance_prepare(replace=replace)
+                    result.replaced = _instance_prepare(replace=replace)
                     result.counts = _load(archive, manifest)
                     _sequences_reset(manifest["models"])
                 else:

@@ -343,6 +343,9 @@ def test_replace_deletes_first_and_restores(db, tmp_path):
         ({"version": "1"}, "Unknown backup format version '1'"),
         ({"migrations": {"lmix": ["9999_from_the_future"]}}, "newer LMiX .*9999_from_the_future"),
         ({"migrations": {"lmix": ["0001_initial"], "admin": ["0042_unknown"]}}, "admin.0042"),
+        ({"migrations": ["lmix"]}, "has no migration state"),
+        ({"models": None}, "lists no models"),
+        ({"scope": "everything"}, "Unknown backup scope 'everything'"),
     ],
 )
 def test_an_archive_from_elsewhere_or_later_is_refused(db, tmp_path, changes, message):
