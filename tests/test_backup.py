@@ -166,8 +166,8 @@ def test_an_instance_round_trip_restores_every_row_and_upload(tmp_path, media_ro
     assert {p.name: p.read_bytes() for p in (media_root / "avatars").iterdir()} == avatars
     frame = Frame.objects.get(pk=scene.frame.pk)
     after = gm_view(frame)
-    # The budget is this minute's counts (in the cache) and the seconds until they roll.
-    assert after.pop("budget")["calls"] == view.pop("budget")["calls"]
+    # The budget is this minute's counts in the cache, not the database: it may roll over.
+    after.pop("budget"), view.pop("budget")
     assert after == view
     # New rows get keys after the restored ones (PostgreSQL's sequences were reset).
     assert UserFactory().pk > max(row["pk"] for row in before["auth.user"])
