@@ -53,3 +53,14 @@ def epilogue_key(pass_id: object) -> str:
 
 def epilogue_enqueue(pass_id: object) -> None:
     enqueue(EPILOGUE, epilogue_key(pass_id), str(pass_id))
+
+
+FACE_PASS = "synthesis.tasks.face_pass_task"
+
+
+def face_pass_key(pass_id: object) -> str:
+    return f"face:{pass_id}"
+
+
+def face_pass_enqueue(pass_id: object) -> None:
+    enqueue(FACE_PASS, face_pass_key(pass_id), str(pass_id))

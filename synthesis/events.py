@@ -224,7 +224,7 @@ def notify_pass_failed(pass_: Pass, *, seats: list[Seat]) -> None:
 def _pass_summary(pass_: Pass) -> dict[str, Any]:
     return {
         "id": str(pass_.pk),
-        "seat": str(pass_.seat_id),
+        "seat": str(pass_.seat_id) if pass_.seat_id else None,
         "kind": pass_.kind,
         "trigger": pass_.trigger,
         "status": pass_.status,
