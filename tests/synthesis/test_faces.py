@@ -3,6 +3,7 @@ writing made into a content entry (an existing name refined, never duplicated) a
 designer's into a frame skill (a guard category refused, readably), a model's malformed
 answer failing the pass for the GM to retry, and what their prompts never hold."""
 
+from datetime import timedelta
 from unittest import mock
 
 import pytest
@@ -239,3 +240,30 @@ def test_a_seatless_gm_writing_stays_the_gms_where_liquid_is_hidden(api, user, e
     created = [(g, e) for g, e in events if e["type"] == "liquid.created"]
     for group, event in created:
         assert ("PRIVATE-LORE-MARKER" in str(event)) == (group == gm_group(frame.pk))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="lead: the medium pass's gather (synthesis/medium/context.py, LIVE_LIQUID) must "
+    "take player-face liquid only; left to the context refactor (docs/synthesis.md, Faces)",
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_medium_pass_never_resolves_an_authors_waiting_writing(user, monkeypatch):
+    from synthesis.medium import run as run_module
+    from tests.synthesis.conftest import Scene, run
+
+    monkeypatch.setattr(run_module, "_enqueue", lambda pass_id: None)
+    scene = Scene(user, mode="shared")
+    Liquid.objects.create(
+        frame=scene.frame,
+        seat=scene.alice,
+        author=scene.alice_player,
+        face="author",
+        content="AUTHOR-WRITING-MARKER: a harbour.",
+        status="committed",
+        committed_at=scene.t0 + timedelta(seconds=1),
+    )  # its author pass waits (or failed)
+    sword = scene.commit(scene.bob, "I raise my shield.", after=2)
+    medium = run(scene.fire(scene.bob, sword, trigger="commit"))
+    assert medium.status == "done", medium.error
+    assert "AUTHOR-WRITING-MARKER" not in sent(medium, "bones")
