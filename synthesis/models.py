@@ -240,7 +240,8 @@ PASS_TRANSITIONS: dict[str, set[str]] = {
 
 
 class Liquid(models.Model):
-    """A submitted intention for a seat: revisable until committed."""
+    """A submitted intention for a seat (the player face), or an author's or designer's
+    writing (`face`; synthesis/faces/): revisable until committed."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="liquid")
