@@ -71,6 +71,8 @@ def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
     if readable:
         body["content"] = liquid.content
         body["refined"] = liquid.refined
+    elif body["result"] and "error" in body["result"]:  # it may quote the writing
+        body["result"] = {k: v for k, v in body["result"].items() if k != "error"}
     return body
 
 

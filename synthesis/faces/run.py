@@ -28,6 +28,7 @@ from ..models import (
     PASS_TRANSITIONS,
     Face,
     Frame,
+    FrameStatus,
     Liquid,
     LiquidStatus,
     Pass,
@@ -141,8 +142,11 @@ def _run(pass_: Pass, where: dict[str, Any]) -> None:
         pk=pass_.liquid_id
     )
     frame = liquid.frame
-    if liquid.status != LiquidStatus.COMMITTED:
-        raise _LeaseLost()  # withdrawn or consumed meanwhile: nothing to make
+    if liquid.status != LiquidStatus.COMMITTED:  # nothing left to make: the pass is over
+        Pass.move(pass_.pk, PassStatus.DONE, only_from=(PassStatus.RUNNING,), where=where)
+        return
+    if frame.status == FrameStatus.CLOSED:
+        raise ApplicationError("This frame was closed before this writing could be added.")
     model = face_model(frame)
     tries: list[dict[str, Any]] = []
     if pass_.kind == PassKind.AUTHOR:

@@ -267,3 +267,34 @@ def test_a_medium_pass_never_resolves_an_authors_waiting_writing(user, monkeypat
     medium = run(scene.fire(scene.bob, sword, trigger="commit"))
     assert medium.status == "done", medium.error
     assert "AUTHOR-WRITING-MARKER" not in sent(medium, "bones")
+
+
+def test_writing_waiting_when_the_frame_closes_is_not_added(api, table, told):
+    frame, _, _ = table
+    pass_ = write_and_commit(api, frame, HARBOUR, face="author")
+    assert api.post(f"/api/frames/{frame.id}/close", {}, format="json").status_code == 200
+    told(pass_.pk)
+    pass_.refresh_from_db()
+    assert pass_.status == "failed" and "closed" in pass_.error
+    assert not Content.objects.exists()
+
+
+def test_why_a_hidden_writing_failed_is_not_told_to_those_who_may_not_read_it(
+    api, user, events, told
+):
+    frame = make_frame(user, open_seats=2, liquid_visibility="own")
+    allow(api, frame, "designer")
+    _, alice = seat_player(frame, 0)
+    _, bob = seat_player(frame, 1)
+    pass_ = write_and_commit(alice, frame, "HIDDEN-MARKER. category: secrets", face="designer")
+    told(pass_.pk)
+    failed = {g: e for g, e in events if e["type"] == "liquid.failed"}
+    alice_seat, bob_seat = frame.seats.order_by("position")[:2]
+    assert (
+        "cannot be replaced"
+        in failed[seat_group(frame.pk, alice_seat.pk)]["liquid"]["result"]["error"]
+    )
+    assert "cannot be replaced" in failed[gm_group(frame.pk)]["liquid"]["result"]["error"]
+    assert "error" not in failed[seat_group(frame.pk, bob_seat.pk)]["liquid"]["result"]
+    theirs = bob.get(f"/api/frames/{frame.id}").json()["liquid"]
+    assert theirs and "error" not in theirs[0]["result"] and "content" not in theirs[0]
