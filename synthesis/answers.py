@@ -100,6 +100,7 @@ class FrameView(Body):
     mode: FrameMode
     tempo: int | float
     liquid_visibility: Literal["all", "own", "gm"]
+    player_faces: list[Literal["author", "designer"]]
     seq: int
     is_gm: bool
     my_seats: list[Uuid]
@@ -248,8 +249,8 @@ class PassInfo(Body):
     refused), how it ended, and its LLM calls."""
 
     id: Uuid
-    seat: Uuid
-    kind: Literal["soft", "medium", "epilogue"]
+    seat: Uuid | None  # null: the GM's own author or designer writing
+    kind: Literal["soft", "medium", "epilogue", "author", "designer"]
     trigger: str
     status: Literal["pending", "running", "done", "failed"]
     liquid: Uuid | None

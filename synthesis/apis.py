@@ -32,6 +32,7 @@ from .answers import (
 )
 from .epilogue import epilogue_retry, epilogue_view, frame_close
 from .event_types import LiquidBody, NarrativeBody, OutcomeBody, SeatBody, TalkBody
+from .faces.run import FACE_PASS_KINDS, face_pass_retry
 from .frame_events import seat_body
 from .frame_selectors import (
     FrameAccess,
@@ -43,7 +44,7 @@ from .frame_selectors import (
 )
 from .gm_voice import gm_narrate, gm_note
 from .medium import medium_pass_retry
-from .models import Frame, Liquid, Pass, PassKind, Seat, Window
+from .models import Face, Frame, Liquid, Pass, PassKind, Seat, Window
 from .selectors import (
     frame_view,
     liquid_body,
@@ -202,17 +203,24 @@ class FrameLiquidApi(APIView):
     @extend_schema(request=LiquidSubmitSerializer, responses={201: LiquidBody})
     def post(self, request: Request, frame_id: str) -> Response:
         """Submit what your character intends (the GM may write for AI-played seats). Its
-        soft pass starts at once; it stays revisable until you commit it."""
+        soft pass starts at once; it stays revisable until you commit it. With `face`
+        author or designer (the GM's always; a player's where the frame's `player_faces`
+        allow, else 403), it is world content or a skill to be: no seat, no soft pass; once
+        committed its pass makes it at once."""
         access = frame_access_or_404(user=request.user, frame_id=frame_id)
         data = LiquidSubmitSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        seat = _seat_of(access.frame, data.validated_data["seat"])
+        face = data.validated_data["face"]
+        seat = None
+        if face == Face.PLAYER:
+            seat = _seat_of(access.frame, data.validated_data["seat"])
         liquid = liquid_services.liquid_submit(
             frame=access.frame,
             seat=seat,
             content=data.validated_data["content"],
             user=request.user,
             limited=True,
+            face=face,
         )
         return _liquid_answer(access, liquid, status.HTTP_201_CREATED)
 
@@ -304,14 +312,17 @@ class FrameAdvanceApi(APIView):
 class PassRetryApi(APIView):
     @extend_schema(request=None, responses={202: PassAccepted})
     def post(self, request: Request, pass_id: str) -> Response:
-        """GM: run a failed medium pass again (its liquid waited, committed, meanwhile), or
-        write a failed epilogue again."""
+        """GM: run a failed medium pass again (its liquid waited, committed, meanwhile),
+        write a failed epilogue again, or read a failed author's or designer's writing
+        again."""
         pass_ = Pass.objects.filter(pk=pass_id).first()
         if pass_ is None:
             raise ApplicationError("No such pass.", status_code=404)
         _gm_access_as_row(request, pass_.frame_id, "No such pass.")
         if pass_.kind == PassKind.EPILOGUE:
             pass_ = epilogue_retry(pass_=pass_)
+        elif pass_.kind in FACE_PASS_KINDS:
+            pass_ = face_pass_retry(pass_=pass_)
         else:
             pass_ = medium_pass_retry(pass_=pass_)
         body = {"id": str(pass_.pk), "status": pass_.status}

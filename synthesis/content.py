@@ -25,6 +25,7 @@ def content_body(entry: Content) -> dict[str, Any]:
         "data": entry.data,
         "pscale": entry.pscale,
         "edited": entry.edited_at is not None,
+        "source_liquid": str(entry.source_liquid_id) if entry.source_liquid_id else None,
         "created_at": entry.created_at.isoformat(),
     }
 

@@ -31,6 +31,8 @@ PURPOSES = {
     "synthesis.epilogue": "Epilogue",
     "synthesis.ai_act": "AI character acting",
     "synthesis.state": "Updating the characters' state",
+    "synthesis.author": "Adding to the world (author)",
+    "synthesis.designer": "Writing a skill (designer)",
 }
 PROVIDERS = dict(Provider.choices)
 

@@ -64,3 +64,14 @@ def state_pass_enqueue(outcome_id: object) -> None:
     moves the characters on (its `StatePass` row says it never ran)."""
     if settings.LMIX_STATE_PASSES:
         task_named(STATE_PASS).delay(str(outcome_id))
+
+
+FACE_PASS = "synthesis.tasks.face_pass_task"
+
+
+def face_pass_key(pass_id: object) -> str:
+    return f"face:{pass_id}"
+
+
+def face_pass_enqueue(pass_id: object) -> None:
+    enqueue(FACE_PASS, face_pass_key(pass_id), str(pass_id))

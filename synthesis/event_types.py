@@ -40,6 +40,8 @@ class FrameSettings(Body):
     name: str
     tempo: int | float
     liquid_visibility: Literal["all", "own", "gm"]
+    # The faces besides `player` the GM opened to players (synthesis/faces/).
+    player_faces: list[Literal["author", "designer"]]
 
 
 class FrameUpdated(Event):
@@ -79,13 +81,34 @@ FLAG_SCHEMA = object_of_strings("kind", "detail")
 FLAGS = {"type": "array", "items": FLAG_SCHEMA}
 
 
+class FaceResult(Body):
+    """What an author's or designer's liquid came to (synthesis/faces/): its `pass`; once
+    done, what it made (`kind` content or skill, its `id` and `name`; `edited`: an existing
+    entry refined; `replaced`: the frame's skill of that category rewritten); or why it
+    failed (`error`, readable by its writer)."""
+
+    pass_: Uuid = Field(alias="pass")
+    kind: Literal["content", "skill"] = optional()
+    id: Uuid = optional()
+    name: str = optional()
+    type: str = optional()  # a content entry's type
+    face: str = optional()  # a skill's face and category
+    category: str = optional()
+    edited: bool = optional()
+    replaced: bool = optional()
+    error: str = optional()
+
+
 class LiquidBody(Body):
-    """A submitted intention; without `content` and `refined` for a reader who may not
-    read them."""
+    """A submitted intention (or an author's or designer's writing: `face`); without
+    `content` and `refined` for a reader who may not read them. `seat` is null for the
+    GM's own author or designer writing."""
 
     id: Uuid
-    seat: Uuid
+    seat: Uuid | None
     author: int | None
+    face: Literal["player", "author", "designer"]
+    result: FaceResult | None
     status: Literal["submitted", "committed", "consumed", "withdrawn"]
     revision: int
     submitted_at: Stamp
@@ -111,6 +134,7 @@ class LiquidEvent(Event):
         "liquid.analyzed",
         "liquid.committed",
         "liquid.consumed",
+        "liquid.failed",
     ]
     liquid: LiquidBody
     seq: int
@@ -249,8 +273,8 @@ class PassSummary(Body):
     everyone else."""
 
     id: Uuid
-    seat: Uuid
-    kind: Literal["soft", "medium"]
+    seat: Uuid | None
+    kind: Literal["soft", "medium", "epilogue", "author", "designer"]
     trigger: str
     status: Literal["pending", "running", "done", "failed"]
     error: str = optional()
@@ -302,7 +326,8 @@ class ContentBody(Body):
     name: str
     data: dict[str, str] = Field(description="Its details by field; `description` always.")
     pscale: int
-    edited: bool  # the GM changed it after it was added
+    edited: bool  # the GM (or an author's later writing) changed it after it was added
+    source_liquid: Uuid | None  # the author's writing it was made from; null: the GM's
     created_at: Stamp
 
 
@@ -310,6 +335,25 @@ class ContentChanged(Event):
     audiences = ("frame",)
     type: Literal["content.added", "content.edited"]
     content: ContentBody
+    seq: int
+
+
+class SkillAddedBody(Body):
+    """A frame skill a designer's writing made (`replaced`: it rewrote the frame's skill of
+    that face and category). Its text is read in the Skills panel."""
+
+    id: Uuid
+    face: Literal["player", "author", "designer"]
+    category: str
+    name: str
+    replaced: bool
+    liquid: Uuid
+
+
+class SkillAdded(Event):
+    audiences = ("frame",)
+    type: Literal["skill.added"]
+    skill: SkillAddedBody
     seq: int
 
 
@@ -322,6 +366,7 @@ FRAME_EVENTS: tuple[type[Event], ...] = (
     FrameUpdated,
     TalkCreated,
     ContentChanged,
+    SkillAdded,
     Presence,
     PresenceAsk,
     LiquidEvent,

@@ -33,6 +33,15 @@ from .models import Frame, Liquid, LiquidVisibility, Narrative, Outcome, Pass, S
 _FROM_SEATS: Any = object()
 
 
+def without_text(body: dict[str, Any]) -> dict[str, Any]:
+    """A liquid body for a reader who may not read its text: no `content`, no `refined`,
+    and no failure reason (it may quote the writing)."""
+    hidden = {k: v for k, v in body.items() if k not in {"content", "refined"}}
+    if hidden.get("result") and "error" in hidden["result"]:
+        hidden["result"] = {k: v for k, v in hidden["result"].items() if k != "error"}
+    return hidden
+
+
 def liquid_audiences(
     event_type: str,
     liquid: Liquid,
@@ -63,7 +72,7 @@ def liquid_audiences(
         return {frame_group(frame.pk): {"type": event_type, "liquid": body}}
     hidden = body
     if frame.liquid_visibility != LiquidVisibility.ALL:
-        hidden = {k: v for k, v in body.items() if k not in {"content", "refined"}}
+        hidden = without_text(body)
     audiences: Audiences = {gm_group(frame.pk): {"type": event_type, "liquid": body}}
     for seat in seats:
         if seat.user_id is None:  # nobody's sockets listen there
@@ -224,7 +233,7 @@ def notify_pass_failed(pass_: Pass, *, seats: list[Seat]) -> None:
 def _pass_summary(pass_: Pass) -> dict[str, Any]:
     return {
         "id": str(pass_.pk),
-        "seat": str(pass_.seat_id),
+        "seat": str(pass_.seat_id) if pass_.seat_id else None,
         "kind": pass_.kind,
         "trigger": pass_.trigger,
         "status": pass_.status,

@@ -79,6 +79,13 @@ class FrameModels:
         own = self._assistant_model(seat)
         return Played(own, Source.ASSISTANT) if own is not None else self.common
 
+    def medium_unseated(self) -> Played | None:
+        """The model of a pass that writes for no character (an author's or designer's
+        writing): the frame's medium model, else the cast's most common, else the default."""
+        if self.frame.medium_model_id:
+            return Played(self.frame.medium_model, Source.FRAME)
+        return self.common
+
     def _assistant_model(self, seat: Seat) -> LLMModel | None:
         if seat.assistant_id:
             if Seat.assistant.is_cached(seat) and seat.assistant is not None:

@@ -15,6 +15,7 @@ from lmix.prepared import Param, Prepared, Statement, together
 from productions.knowledge import memberships_attach, memberships_prefetch, public_name
 
 from .models import (
+    Face,
     Frame,
     FrameBan,
     FrameStatus,
@@ -68,9 +69,9 @@ def frame_summaries(*, user: AbstractBaseUser) -> list[dict[str, Any]]:
     )
     running = {frame_id for frame_id, _ in ready}
     ready |= set(
-        Liquid.objects.filter(frame__in=ids, status=LiquidStatus.COMMITTED).values_list(
-            "frame_id", "seat_id"
-        )
+        Liquid.objects.filter(
+            frame__in=ids, status=LiquidStatus.COMMITTED, face=Face.PLAYER
+        ).values_list("frame_id", "seat_id")
     )
     return [
         _summary(frame, user, seats.get(frame.pk, []), ready if frame.pk in running else None)

@@ -27,6 +27,7 @@ from .frame_events import (
 )
 from .frame_selectors import is_uuid
 from .models import (
+    EXTRA_FACES,
     AiReacts,
     Frame,
     FrameBan,
@@ -108,7 +109,14 @@ def frame_create(
 
 
 # What the GM may change on a running frame (PATCH /api/frames/{id}).
-FRAME_SETTINGS = ("name", "tempo", "liquid_visibility", "soft_model", "medium_model")
+FRAME_SETTINGS = (
+    "name",
+    "tempo",
+    "liquid_visibility",
+    "player_faces",
+    "soft_model",
+    "medium_model",
+)
 
 
 @transaction.atomic
@@ -132,6 +140,15 @@ def frame_update(*, frame: Frame, **settings: object) -> Frame:
             f"Tempo must be between 0 and {MAX_TEMPO:g}.",
             details={"tempo": [f"Between 0 and {MAX_TEMPO:g}."]},
         )
+    if "player_faces" in settings:
+        faces = list(settings["player_faces"])  # type: ignore[call-overload]
+        if any(face not in EXTRA_FACES for face in faces):
+            raise ApplicationError(
+                "Players may be opened the author and designer faces only.",
+                details={"player_faces": ["Use author, designer or both."]},
+            )
+        # One order whatever the request's: a repeat changes nothing.
+        settings["player_faces"] = [face for face in EXTRA_FACES if face in faces]
     if "name" in settings and not str(settings["name"]).strip():
         raise ApplicationError("Give the frame a name.", details={"name": ["Required."]})
     for field in ("soft_model", "medium_model"):
@@ -343,7 +360,10 @@ def _frame_changed(frame: Frame) -> None:
     the GM's page reads them again)."""
 
     settings = FrameSettings(
-        name=frame.name, tempo=frame.tempo, liquid_visibility=frame.liquid_visibility
+        name=frame.name,
+        tempo=frame.tempo,
+        liquid_visibility=frame.liquid_visibility,
+        player_faces=frame.player_faces,
     )
     notify_frame(frame.pk, FrameUpdated, type="frame.updated", frame=settings)
 

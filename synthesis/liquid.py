@@ -1,4 +1,5 @@
-"""Writes to liquid: submit, edit, withdraw and commit an intention for a seat; and the
+"""Writes to liquid: submit, edit, withdraw and commit an intention for a seat (or an
+author's or designer's writing, synthesis/faces/); and the
 GM's frame controls (pause, resume, close), which freeze and restore the windows."""
 
 from django.conf import settings
@@ -19,9 +20,11 @@ from lmix.throttles import (
 from .enqueue import soft_pass_enqueue
 from .event_types import FrameStatusEvent
 from .events import notify_liquid
+from .faces.run import face_commit
 from .frame_events import frame_sockets_close_on_commit, lock_frame, notify_frame
 from .models import (
     FRAME_TRANSITIONS,
+    Face,
     Frame,
     FrameStatus,
     Liquid,
@@ -44,11 +47,32 @@ def may_write_for(*, frame: Frame, seat: Seat, user: AbstractBaseUser) -> bool:
     return seat.controller == SeatController.AI and frame.owner_id == user.pk
 
 
-def _writable(frame: Frame, seat: Seat, user: AbstractBaseUser | None) -> None:
+def _writable(
+    frame: Frame, seat: Seat | None, user: AbstractBaseUser | None, *, face: str = Face.PLAYER
+) -> None:
     if frame.status == FrameStatus.CLOSED:
         raise ApplicationError("This frame is closed.", status_code=409)
-    if user is not None and not may_write_for(frame=frame, seat=seat, user=user):
+    if face != Face.PLAYER:
+        face_check(frame=frame, face=face, user=user)
+    elif user is not None and (
+        seat is None or not may_write_for(frame=frame, seat=seat, user=user)
+    ):
         raise ApplicationError("You can only write for your own character.", status_code=403)
+
+
+def face_check(*, frame: Frame, face: str, user: AbstractBaseUser | None) -> None:
+    """Who writes as an author or a designer: the GM always; a player where the GM opened
+    that face (`Frame.player_faces`); never an assistant.
+
+    Raises:
+        ApplicationError: 403 saying which face is closed to players here.
+    """
+    if user is not None and frame.owner_id == user.pk:
+        return
+    if user is None or face not in (frame.player_faces or []):
+        raise ApplicationError(
+            f"The GM has not opened the {face} face to players in this frame.", status_code=403
+        )
 
 
 def _check_content(content: str) -> None:
@@ -60,11 +84,16 @@ def _check_content(content: str) -> None:
         )
 
 
-def _count_write(seat: Seat, user: AbstractBaseUser | None, per_seat: AttemptThrottle) -> None:
+def _count_write(
+    seat: Seat | None, user: AbstractBaseUser | None, per_seat: AttemptThrottle
+) -> None:
     """Count a player's submit or edit per seat and per user, once it may be written
-    (a refused one counts nothing)."""
+    (a refused one counts nothing). The GM's seatless writing counts per user only."""
     if user is not None:
-        attempts_count([(per_seat, f"seat:{seat.pk}"), (LiquidUserThrottle(), f"user:{user.pk}")])
+        counted = [(LiquidUserThrottle(), f"user:{user.pk}")]
+        if seat is not None:
+            counted.insert(0, (per_seat, f"seat:{seat.pk}"))
+        attempts_count(counted)
 
 
 def _soft_pass(liquid: Liquid, trigger: str) -> None:
@@ -85,10 +114,11 @@ def _soft_pass(liquid: Liquid, trigger: str) -> None:
 def liquid_submit(
     *,
     frame: Frame,
-    seat: Seat,
+    seat: Seat | None,
     content: str,
     user: AbstractBaseUser | None,
     limited: bool = False,
+    face: str = Face.PLAYER,
 ) -> Liquid:
     """Store an intention for `seat` and start its soft pass. `user` None: the seat's
     assistant wrote it (AI seats). A player's intentions are limited (docs/security.md,
@@ -96,21 +126,37 @@ def liquid_submit(
     a period per seat and per user. Assistants are held by their own limits (ai_seats.py),
     and scripted scenes in tests play faster than people.
 
+    An author's or designer's writing (`face`) has no soft pass and no window: committed,
+    its own pass makes it a content entry or a frame skill (synthesis/faces/). It is kept
+    with the writer's seat, if they have one (the GM has none), whatever `seat` says.
+
     Raises:
-        ApplicationError: the frame is closed (409), the seat is not the user's (403), the
-            text shows nothing (400), the seat already has LMIX_PENDING_LIQUID_PER_SEAT
-            intentions waiting (409), or a rate is spent (429, with `retry_after`).
+        ApplicationError: the frame is closed (409), the seat is not the user's or the face
+            is not open to players (403), the text shows nothing (400), the seat already
+            has LMIX_PENDING_LIQUID_PER_SEAT intentions waiting (409), or a rate is spent
+            (429, with `retry_after`).
     """
-    _writable(frame, seat, user)
+    if face != Face.PLAYER:
+        seat = _writers_seat(frame, user)
+    _writable(frame, seat, user, face=face)
     _check_content(content)
-    if user is not None:
+    if user is not None and seat is not None:
         _check_pending(frame, seat)
     if limited:
         _count_write(seat, user, LiquidSeatThrottle())
-    liquid = Liquid.objects.create(frame=frame, seat=seat, author=user, content=content)
+    liquid = Liquid.objects.create(frame=frame, seat=seat, author=user, content=content, face=face)
     notify_liquid("liquid.created", liquid, frame=frame)
-    _soft_pass(liquid, Trigger.SUBMIT)
+    if face == Face.PLAYER:
+        _soft_pass(liquid, Trigger.SUBMIT)
     return liquid
+
+
+def _writers_seat(frame: Frame, user: AbstractBaseUser | None) -> Seat | None:
+    """The seat a player writes an author's or designer's text from (their own, so the
+    frame's visibility treats it as theirs); None for the GM, who has none."""
+    if user is None:
+        return None
+    return Seat.objects.filter(frame=frame, user_id=user.pk).first()
 
 
 def _check_pending(frame: Frame, seat: Seat) -> None:
@@ -137,7 +183,9 @@ def _locked(liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
         .select_related("frame", "seat")
         .get(pk=liquid.pk)
     )
-    _writable(liquid.frame, liquid.seat, user)
+    _writable(liquid.frame, liquid.seat, user, face=liquid.face)
+    if liquid.face != Face.PLAYER and user is not None and liquid.author_id != user.pk:
+        raise ApplicationError("You can only change your own writing.", status_code=403)
     if liquid.status != LiquidStatus.SUBMITTED:
         raise ApplicationError(
             f"This intention is {liquid.status}; it can no longer change.", status_code=409
@@ -162,7 +210,8 @@ def liquid_edit(
         update_fields=["content", "revision", "analysis_source", "analysis_note", "updated_at"]
     )
     notify_liquid("liquid.updated", liquid, frame=liquid.frame)
-    _soft_pass(liquid, Trigger.EDIT)
+    if liquid.face == Face.PLAYER:
+        _soft_pass(liquid, Trigger.EDIT)
     return liquid
 
 
@@ -181,6 +230,8 @@ def liquid_commit(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
     """Commit an intention: it can no longer change, and its character's window opens (or,
     already open, gathers it too)."""
     liquid = _locked(liquid, user)  # locked and submitted: the move cannot lose
+    if liquid.face != Face.PLAYER:
+        return face_commit(liquid=liquid)
     now = timezone.now()
     liquid.status, liquid.committed_at, liquid.updated_at = LiquidStatus.COMMITTED, now, now
     notify_liquid("liquid.committed", liquid, frame=liquid.frame)

@@ -33,6 +33,19 @@ class LiquidVisibility(models.TextChoices):
     GM = "gm"  # like OWN, and said so to the players: only the GM reads them all
 
 
+class Face(models.TextChoices):
+    """The role one writes in (DESIGN.md): acting through a character, adding world
+    content, or writing skills."""
+
+    PLAYER = "player"
+    AUTHOR = "author"
+    DESIGNER = "designer"
+
+
+# The faces the GM may open to players (the GM may always write in every face).
+EXTRA_FACES = (Face.AUTHOR, Face.DESIGNER)
+
+
 def new_invite_code() -> str:
     return secrets.token_urlsafe(12)
 
@@ -65,6 +78,8 @@ class Frame(Owned):
     # A link to watch the outcomes only, while the GM allows it (None: no spectators).
     spectator_code = models.CharField(max_length=32, unique=True, null=True, blank=True)
     seq = models.BigIntegerField(default=0)  # the last frame-wide event's number
+    # Which faces besides `player` the players may write in (a subset of EXTRA_FACES).
+    player_faces = models.JSONField(default=list, blank=True)
 
     class Meta(Owned.Meta):
         db_table = "productions_frame"  # born in productions/ (migration 0007 moved it)
@@ -191,6 +206,10 @@ class PassKind(models.TextChoices):
     SOFT = "soft"
     MEDIUM = "medium"
     EPILOGUE = "epilogue"  # a closing narrative once the scene closed (synthesis/epilogue.py)
+    # An author's or a designer's committed writing made a content entry or a frame skill
+    # (synthesis/faces/).
+    AUTHOR = "author"
+    DESIGNER = "designer"
 
 
 class Trigger(models.TextChoices):
@@ -221,15 +240,23 @@ PASS_TRANSITIONS: dict[str, set[str]] = {
 
 
 class Liquid(models.Model):
-    """A submitted intention for a seat: revisable until committed."""
+    """A submitted intention for a seat (the player face), or an author's or designer's
+    writing (`face`; synthesis/faces/): revisable until committed."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="liquid")
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="liquid")
+    # None: the GM writing as an author or a designer (a face that acts through no seat).
+    seat = models.ForeignKey(
+        Seat, null=True, blank=True, on_delete=models.CASCADE, related_name="liquid"
+    )
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )  # the player, the GM for an AI seat, or none when the seat's assistant wrote it
+    face = models.CharField(max_length=8, choices=Face.choices, default=Face.PLAYER)
     content = models.TextField(max_length=LIQUID_MAX)
+    # An author's or designer's liquid: its pass {pass}, then what it made {kind, id, name,
+    # edited|replaced} or why it failed {error} (readable by the writer: synthesis/faces/).
+    result = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=LiquidStatus.choices, default="submitted")
     revision = models.PositiveIntegerField(default=1)  # a soft result for an older one is dropped
     window = models.ForeignKey(
@@ -306,7 +333,10 @@ class Pass(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     frame = models.ForeignKey(Frame, on_delete=models.CASCADE, related_name="passes")
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="passes")
+    # None: an author or designer pass of the GM's own writing (no seat).
+    seat = models.ForeignKey(
+        Seat, null=True, blank=True, on_delete=models.CASCADE, related_name="passes"
+    )
     kind = models.CharField(max_length=8, choices=PassKind.choices)
     trigger = models.CharField(max_length=16, choices=Trigger.choices)
     status = models.CharField(max_length=16, choices=PassStatus.choices, default="pending")
@@ -460,15 +490,6 @@ class TableTalk(models.Model):
         return self.text[:40] or self.kind
 
 
-class Face(models.TextChoices):
-    """The role one writes in (DESIGN.md): acting through a character, adding world
-    content, or writing skills."""
-
-    PLAYER = "player"
-    AUTHOR = "author"
-    DESIGNER = "designer"
-
-
 class SkillScope(models.TextChoices):
     PLATFORM = "platform"  # ships with LMiX (synthesis/skills/files/), edited in the admin
     FRAME = "frame"  # the frame's GM's, for every pass of that frame
@@ -571,6 +592,10 @@ class Content(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     edited_at = models.DateTimeField(null=True, blank=True)
+    # The author-face liquid it was made from (synthesis/faces/); None: the GM added it.
+    source_liquid = models.ForeignKey(
+        "Liquid", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -51,8 +51,10 @@ def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
     """A liquid row as JSON types; without its text for a reader who may not read it."""
     body: dict[str, Any] = {
         "id": str(liquid.pk),
-        "seat": str(liquid.seat_id),
+        "seat": str(liquid.seat_id) if liquid.seat_id else None,
         "author": liquid.author_id,
+        "face": liquid.face,
+        "result": liquid.result or None,
         "status": liquid.status,
         "revision": liquid.revision,
         "submitted_at": liquid.submitted_at.isoformat(),
@@ -69,6 +71,8 @@ def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
     if readable:
         body["content"] = liquid.content
         body["refined"] = liquid.refined
+    elif body["result"] and "error" in body["result"]:  # it may quote the writing
+        body["result"] = {k: v for k, v in body["result"].items() if k != "error"}
     return body
 
 
@@ -186,6 +190,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "mode": frame.mode,
         "tempo": frame.tempo,
         "liquid_visibility": frame.liquid_visibility,
+        "player_faces": frame.player_faces,
         "seq": seq,
         "is_gm": access.is_gm,
         "my_seats": sorted(str(seat_id) for seat_id in access.seat_ids),
@@ -265,7 +270,7 @@ def pass_list(*, frame: Frame) -> list[dict[str, Any]]:
     return [
         {
             "id": str(p.pk),
-            "seat": str(p.seat_id),
+            "seat": str(p.seat_id) if p.seat_id else None,
             "kind": p.kind,
             "trigger": p.trigger,
             "status": p.status,

@@ -46,6 +46,12 @@ class FrameUpdateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False)
     tempo = serializers.FloatField(min_value=0, max_value=MAX_TEMPO, required=False)
     liquid_visibility = serializers.ChoiceField(choices=LiquidVisibility.choices, required=False)
+    player_faces = serializers.ListField(
+        child=serializers.ChoiceField(choices=[Face.AUTHOR, Face.DESIGNER]),
+        required=False,
+        max_length=2,
+        help_text="The faces besides player that players may write in (the GM: every one).",
+    )
     soft_model = OwnedRelatedField(queryset=LLMModel.objects.all(), required=False, allow_null=True)
     medium_model = OwnedRelatedField(
         queryset=LLMModel.objects.all(), required=False, allow_null=True
@@ -83,8 +89,18 @@ class SeatUpdateSerializer(serializers.Serializer):
 
 
 class LiquidSubmitSerializer(serializers.Serializer):
-    seat = serializers.UUIDField()
+    seat = serializers.UUIDField(
+        required=False,
+        allow_null=True,
+        help_text="The character it is for: needed for the player face, ignored for the others.",
+    )
     content = serializers.CharField(max_length=LIQUID_MAX)
+    face = serializers.ChoiceField(choices=Face.choices, default=Face.PLAYER)
+
+    def validate(self, attrs: dict) -> dict:
+        if attrs["face"] == Face.PLAYER and not attrs.get("seat"):
+            raise serializers.ValidationError({"seat": ["Which character is it for?"]})
+        return attrs
 
 
 class LiquidEditSerializer(serializers.Serializer):

@@ -10,8 +10,9 @@ from celery import shared_task
 from lmix.realtime.queued import started
 
 from .ai_seats import ai_act
-from .enqueue import epilogue_key, flesh_key, medium_key, soft_key
+from .enqueue import epilogue_key, face_pass_key, flesh_key, medium_key, soft_key
 from .epilogue import epilogue_run, epilogues_sweep
+from .faces.run import face_pass_run, faces_sweep
 from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
 from .soft import soft_pass_run, soft_passes_sweep
@@ -51,11 +52,12 @@ def flesh_task(pass_id: str) -> None:
 @shared_task(ignore_result=True)
 def frames_sweep_task() -> None:
     """Run by every worker and web process (and beat): fire overdue windows, settle lost
-    soft passes, rerun medium passes and epilogues whose worker died."""
+    soft passes, rerun medium, epilogue, author and designer passes whose worker died."""
     windows_sweep()
     soft_passes_sweep()
     passes_sweep()
     epilogues_sweep()
+    faces_sweep()
 
 
 @shared_task(ignore_result=True)
@@ -75,3 +77,10 @@ def epilogue_task(pass_id: str) -> None:
 def state_pass_task(outcome_id: str) -> None:
     """An outcome's state pass: its witnesses' edges, mood, facts and memories."""
     state_pass_run(outcome_id=outcome_id)
+
+
+@shared_task(ignore_result=True)
+def face_pass_task(pass_id: str) -> None:
+    """An author's content entry or a designer's skill, from their committed writing."""
+    started(face_pass_key(pass_id))
+    face_pass_run(pass_id=pass_id)

@@ -16,6 +16,7 @@ from .enqueue import medium_pass_enqueue, window_fire_at
 from .events import notify_liquid, notify_window
 from .frame_events import lock_frame
 from .models import (
+    Face,
     Frame,
     FrameMode,
     FrameStatus,
@@ -276,9 +277,10 @@ def window_interrupt(
             trigger=Trigger.INTERRUPT,
         )
         notify_window("window.fired", window)  # born firing: clients learn of it now
-        Liquid.objects.filter(seat_id=seat_id, status=LiquidStatus.COMMITTED).exclude(
-            window_id__in=firing
-        ).update(window=window)
+        # An author's or designer's writing from this seat is no action: never in a window.
+        Liquid.objects.filter(
+            seat_id=seat_id, status=LiquidStatus.COMMITTED, face=Face.PLAYER
+        ).exclude(window_id__in=firing).update(window=window)
     woken = interrupt
     if cancelled is not None and cancelled.trigger == Trigger.INTERRUPT:
         # It waited with interrupts of its own (`_interrupt_deferred`): they come along.

@@ -22,7 +22,7 @@ from django.db.models import QuerySet
 from lmix.prepared import Param, Prepared, Statement, together
 from productions.knowledge import knowledge_text, public_name
 from synthesis.frame_selectors import seats_for_prompts_reads, seats_with_memberships
-from synthesis.models import Frame, FrameMode, LiquidVisibility, Seat
+from synthesis.models import Face, Frame, FrameMode, LiquidVisibility, Seat
 
 from ..models import (
     Liquid,
@@ -131,9 +131,12 @@ FRAME_RELATED = ("production__world", "production__scenario", "medium_model")
 
 # Gather's reads (`_gather_reads`), built once (lmix/prepared.py); the settings are read
 # when they are built.
+# Intentions only: an author's or a designer's writing is its own pass's (synthesis/faces/).
 LIVE_LIQUID = Prepared(
     lambda: Liquid.objects.filter(
-        frame=Param(Liquid, "frame"), status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED]
+        frame=Param(Liquid, "frame"),
+        face=Face.PLAYER,
+        status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
     ).order_by("submitted_at", "id")
 )
 

@@ -218,7 +218,12 @@ def test_the_gm_changes_a_running_frame_and_every_socket_is_told(api, user, even
     assert [g for g, _ in updated][0] == frame_group(frame.pk)
     event = updated[0][1]
     assert event["seq"] == seq + 1 == frame.seq
-    assert event["frame"] == {"name": "Night two", "tempo": 0.5, "liquid_visibility": "own"}
+    assert event["frame"] == {
+        "name": "Night two",
+        "tempo": 0.5,
+        "liquid_visibility": "own",
+        "player_faces": [],
+    }
     assert "Chosen" not in str(updated)  # models are the GM's business
 
     # null: back to the characters' own models.

@@ -13,6 +13,7 @@ export type FrameMessage =
   | FrameUpdated
   | TalkCreated
   | ContentChanged
+  | SkillAdded
   | Presence
   | PresenceAsk
   | LiquidEvent
@@ -202,6 +203,7 @@ export interface FrameSettings {
   name: string
   tempo: number
   liquid_visibility: 'all' | 'own' | 'gm'
+  player_faces: ('author' | 'designer')[]
 }
 export interface TalkCreated {
   type: 'talk.created'
@@ -242,7 +244,25 @@ export interface ContentBody {
   }
   pscale: number
   edited: boolean
+  source_liquid: string | null
   created_at: string
+}
+export interface SkillAdded {
+  type: 'skill.added'
+  skill: SkillAddedBody
+  seq: number
+}
+/**
+ * A frame skill a designer's writing made (`replaced`: it rewrote the frame's skill of
+ * that face and category). Its text is read in the Skills panel.
+ */
+export interface SkillAddedBody {
+  id: string
+  face: 'player' | 'author' | 'designer'
+  category: string
+  name: string
+  replaced: boolean
+  liquid: string
 }
 /**
  * Typing (`typing`), or whether a socket of the seat's player is open (`online`;
@@ -270,17 +290,21 @@ export interface LiquidEvent {
     | 'liquid.analyzed'
     | 'liquid.committed'
     | 'liquid.consumed'
+    | 'liquid.failed'
   liquid: LiquidBody
   seq: number
 }
 /**
- * A submitted intention; without `content` and `refined` for a reader who may not
- * read them.
+ * A submitted intention (or an author's or designer's writing: `face`); without
+ * `content` and `refined` for a reader who may not read them. `seat` is null for the
+ * GM's own author or designer writing.
  */
 export interface LiquidBody {
   id: string
-  seat: string
+  seat: string | null
   author: number | null
+  face: 'player' | 'author' | 'designer'
+  result: FaceResult | null
   status: 'submitted' | 'committed' | 'consumed' | 'withdrawn'
   revision: number
   submitted_at: string
@@ -296,6 +320,24 @@ export interface LiquidBody {
   content?: string
   refined?: string
 }
+/**
+ * What an author's or designer's liquid came to (synthesis/faces/): its `pass`; once
+ * done, what it made (`kind` content or skill, its `id` and `name`; `edited`: an existing
+ * entry refined; `replaced`: the frame's skill of that category rewritten); or why it
+ * failed (`error`, readable by its writer).
+ */
+export interface FaceResult {
+  pass: string
+  kind?: 'content' | 'skill'
+  id?: string
+  name?: string
+  type?: string
+  face?: string
+  category?: string
+  edited?: boolean
+  replaced?: boolean
+  error?: string
+}
 export interface PassFailed {
   type: 'pass.failed'
   pass: PassSummary
@@ -307,8 +349,8 @@ export interface PassFailed {
  */
 export interface PassSummary {
   id: string
-  seat: string
-  kind: 'soft' | 'medium'
+  seat: string | null
+  kind: 'soft' | 'medium' | 'epilogue' | 'author' | 'designer'
   trigger: string
   status: 'pending' | 'running' | 'done' | 'failed'
   error?: string

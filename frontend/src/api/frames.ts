@@ -3,6 +3,7 @@ import { http } from './http'
 import type {
   CharacterSheet,
   EpilogueView,
+  Face,
   FrameBan,
   FrameCreateInput,
   FrameSummary,
@@ -113,8 +114,9 @@ export const retryPass = (passId: string) =>
 /** Table talk: out of character, to everyone at the table; no pass reads it. */
 export const sayAtTable = (frameId: string, text: string) => http.post<TalkMessage>(`${one(frameId)}/talk`, { text })
 
-export const submitLiquid = (frameId: string, seat: string, content: string) =>
-  http.post<Liquid>(`${one(frameId)}/liquid`, { seat, content })
+/** An intention for `seat`; or, with `face` author or designer, writing for the world or a skill (no seat). */
+export const submitLiquid = (frameId: string, seat: string | null, content: string, face: Face = 'player') =>
+  face === 'player' ? http.post<Liquid>(`${one(frameId)}/liquid`, { seat, content }) : http.post<Liquid>(`${one(frameId)}/liquid`, { content, face })
 
 const liquidUrl = (id: string) => `/api/liquid/${encodeURIComponent(id)}`
 export const editLiquid = (id: string, content: string) => http.patch<Liquid>(liquidUrl(id), { content })

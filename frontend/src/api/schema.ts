@@ -476,7 +476,10 @@ export type paths = {
         put?: never;
         /**
          * @description Submit what your character intends (the GM may write for AI-played seats). Its
-         *     soft pass starts at once; it stays revisable until you commit it.
+         *     soft pass starts at once; it stays revisable until you commit it. With `face`
+         *     author or designer (the GM's always; a player's where the frame's `player_faces`
+         *     allow, else 403), it is world content or a skill to be: no seat, no soft pass; once
+         *     committed its pass makes it at once.
          */
         post: operations["frames_liquid_create"];
         delete?: never;
@@ -838,8 +841,9 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * @description GM: run a failed medium pass again (its liquid waited, committed, meanwhile), or
-         *     write a failed epilogue again.
+         * @description GM: run a failed medium pass again (its liquid waited, committed, meanwhile),
+         *     write a failed epilogue again, or read a failed author's or designer's writing
+         *     again.
          */
         post: operations["passes_retry_create"];
         delete?: never;
@@ -1513,6 +1517,7 @@ export type components = {
             };
             pscale: number;
             edited: boolean;
+            source_liquid: string | null;
             created_at: string;
         };
         /** @enum {string} */
@@ -1634,13 +1639,38 @@ export type components = {
             }[];
             number: number;
         };
-        /**
-         * @description * `player` - Player
-         *     * `author` - Author
-         *     * `designer` - Designer
-         * @enum {string}
-         */
+        /** @enum {string} */
         Face: "player" | "author" | "designer";
+        /**
+         * FaceResult
+         * @description What an author's or designer's liquid came to (synthesis/faces/): its `pass`; once
+         *     done, what it made (`kind` content or skill, its `id` and `name`; `edited`: an existing
+         *     entry refined; `replaced`: the frame's skill of that category rewritten); or why it
+         *     failed (`error`, readable by its writer).
+         */
+        FaceResult: {
+            pass: string;
+            /** @default null */
+            kind?: components["schemas"]["FaceResultKindEnum"];
+            /** @default null */
+            id?: string;
+            /** @default null */
+            name?: string;
+            /** @default null */
+            type?: string;
+            /** @default null */
+            face?: string;
+            /** @default null */
+            category?: string;
+            /** @default null */
+            edited?: boolean;
+            /** @default null */
+            replaced?: boolean;
+            /** @default null */
+            error?: string;
+        };
+        /** @enum {string} */
+        FaceResultKindEnum: "content" | "skill";
         /**
          * FrameBanBody
          * @description A player the GM kicked: no seat of the frame until the GM allows them back.
@@ -1841,6 +1871,7 @@ export type components = {
             mode: components["schemas"]["FrameMode"];
             tempo: number;
             liquid_visibility: components["schemas"]["LiquidVisibility"];
+            player_faces: components["schemas"]["PlayerFacesEnum"][];
             seq: number;
             is_gm: boolean;
             my_seats: string[];
@@ -1996,13 +2027,16 @@ export type components = {
         LevelEnum: "stranger" | "acquaintance" | "friend" | "close friend" | "soulmate";
         /**
          * LiquidBody
-         * @description A submitted intention; without `content` and `refined` for a reader who may not
-         *     read them.
+         * @description A submitted intention (or an author's or designer's writing: `face`); without
+         *     `content` and `refined` for a reader who may not read them. `seat` is null for the
+         *     GM's own author or designer writing.
          */
         LiquidBody: {
             id: string;
-            seat: string;
+            seat: string | null;
             author: number | null;
+            face: components["schemas"]["Face"];
+            result: components["schemas"]["FaceResult"] | null;
             status: components["schemas"]["LiquidStatus"];
             revision: number;
             submitted_at: string;
@@ -2023,9 +2057,14 @@ export type components = {
         /** @enum {string} */
         LiquidStatus: "submitted" | "committed" | "consumed" | "withdrawn";
         LiquidSubmitRequest: {
-            /** Format: uuid */
-            seat: string;
+            /**
+             * Format: uuid
+             * @description The character it is for: needed for the player face, ignored for the others.
+             */
+            seat?: string | null;
             content: string;
+            /** @default player */
+            face?: components["schemas"]["Face"];
         };
         /**
          * @description * `all` - All
@@ -2172,7 +2211,7 @@ export type components = {
          */
         PassInfo: {
             id: string;
-            seat: string;
+            seat: string | null;
             kind: components["schemas"]["PassKind"];
             trigger: string;
             status: components["schemas"]["PassStatus"];
@@ -2213,7 +2252,7 @@ export type components = {
             calls: components["schemas"]["LLMCallInfo"][];
         };
         /** @enum {string} */
-        PassKind: "soft" | "medium" | "epilogue";
+        PassKind: "soft" | "medium" | "epilogue" | "author" | "designer";
         /**
          * PassList
          * @description Every pass of the frame, oldest first.
@@ -2258,6 +2297,8 @@ export type components = {
             /** Format: double */
             tempo?: number;
             liquid_visibility?: components["schemas"]["LiquidVisibility"];
+            /** @description The faces besides player that players may write in (the GM: every one). */
+            player_faces?: components["schemas"]["PlayerFacesEnum"][];
             /** Format: uuid */
             soft_model?: string | null;
             /** Format: uuid */
@@ -2419,6 +2460,8 @@ export type components = {
             name: string;
             source: components["schemas"]["SourceEnum"];
         };
+        /** @enum {string} */
+        PlayerFacesEnum: "author" | "designer";
         Production: {
             /** Format: uuid */
             id: string;

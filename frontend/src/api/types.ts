@@ -137,6 +137,8 @@ export type LiquidStatus = Schemas['LiquidStatus']
  * when the reader may not read them (another player's, under liquid_visibility own/gm).
  */
 export type Liquid = Schemas['LiquidBody']
+/** What an author's or designer's writing came to: its pass, then what it made or why it failed. */
+export type FaceResult = NonNullable<Liquid['result']>
 
 export type ActionResult = 'success' | 'partial' | 'failure' | 'interrupted'
 /** The shared bones of what happened; `seq` is the frame's sequence number. */

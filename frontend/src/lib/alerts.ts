@@ -52,6 +52,6 @@ export function waitingFor(state: FrameState): Seat[] {
   const windows = Object.values(state.windows).filter((w) => w.status === 'open' || w.status === 'firing')
   if (!windows.length || state.info.status !== 'open') return []
   const ready = new Set(windows.map((w) => w.seat))
-  for (const l of Object.values(state.liquid)) if (l.status === 'committed') ready.add(l.seat)
+  for (const l of Object.values(state.liquid)) if (l.status === 'committed' && l.face === 'player' && l.seat) ready.add(l.seat)
   return state.seats.filter((s) => s.controller === 'human' && !ready.has(s.id))
 }

@@ -5,6 +5,7 @@ import {
   AI_THINKING_TTL_MS,
   aiSeatIds,
   applyEvent,
+  facesFor,
   feedEntries,
   formatCountdown,
   frameEnd,
@@ -14,6 +15,7 @@ import {
   mergeSnapshot,
   modeWords,
   narrativePosition,
+  pendingLiquid,
   playerNotices,
   pscaleInfo,
   remainingSeconds,
@@ -22,6 +24,7 @@ import {
   typingSeats,
   windowLength,
   withLocalLiquid,
+  writingState,
   type FrameState,
 } from './frame'
 
@@ -202,6 +205,7 @@ describe('world content', () => {
       data: { description },
       pscale: 0,
       edited,
+      source_liquid: null,
       created_at: '2025-01-01T00:00:01Z',
     })
     const state = play(fromSnapshot(makeFrameView({ seq: 1, content: [entry('c1', 'Fog.')] })), [
@@ -451,5 +455,38 @@ describe('small readings', () => {
     expect(withLocalLiquid(s, makeLiquid({ id: 'l' })).liquid.l?.status).toBe('committed')
     const draft = fromSnapshot(makeFrameView({ liquid: [analysed] }))
     expect(withLocalLiquid(draft, { ...analysed, status: 'withdrawn' }).liquid.l).toBeUndefined()
+  })
+})
+
+describe('faces', () => {
+  it('offers the GM every face and a player theirs plus those the GM opened', () => {
+    expect(facesFor({ is_gm: true, player_faces: [] }, false)).toEqual(['author', 'designer'])
+    expect(facesFor({ is_gm: false, player_faces: [] }, true)).toEqual(['player'])
+    expect(facesFor({ is_gm: false, player_faces: ['author'] }, true)).toEqual(['player', 'author'])
+  })
+
+  it('shows an author’s writing in the feed, never among intentions, through its pass’s life', () => {
+    const written = makeLiquid({ id: 'w', face: 'author', status: 'submitted', submitted_at: '2025-01-01T00:00:09Z' })
+    let state = fromSnapshot(makeFrameView({ seq: 1, liquid: [written, makeLiquid({ id: 'i' })] }))
+    expect(pendingLiquid(state).map((l) => l.id)).toEqual(['i'])
+    expect(feedEntries(state).map((e) => e.key)).toEqual(['w:w'])
+    const committed = { ...written, status: 'committed' as const, committed_at: '2025-01-01T00:00:10Z', result: { pass: 'p' } }
+    const failed = { ...committed, result: { pass: 'p', error: 'No.' } }
+    const done = { ...committed, status: 'consumed' as const, result: { pass: 'p', kind: 'content' as const, id: 'c', name: 'Greyhaven' } }
+    const states = [committed, failed, committed, done].map((liquid, i) => {
+      const type = (['liquid.committed', 'liquid.failed', 'liquid.committed', 'liquid.consumed'] as const)[i]!
+      state = play(state, [{ type, liquid, seq: 2 + i }])
+      const entry = feedEntries(state)[0]!
+      return entry.kind === 'writing' ? writingState(entry.liquid) : null
+    })
+    expect(states).toEqual(['working', 'failed', 'working', 'done'])
+    expect(pendingLiquid(state).map((l) => l.id)).toEqual(['i'])
+  })
+
+  it('takes the faces the GM opens from frame.updated', () => {
+    const state = play(fromSnapshot(makeFrameView({ seq: 1 })), [
+      { type: 'frame.updated', frame: { name: 'x', tempo: 1, liquid_visibility: 'all', player_faces: ['designer'] }, seq: 2 },
+    ])
+    expect(state.info.player_faces).toEqual(['designer'])
   })
 })

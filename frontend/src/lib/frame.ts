@@ -5,6 +5,7 @@
  * feed's order. No Vue, no I/O.
  */
 import type {
+  Face,
   FrameMessage,
   FrameView,
   FrameWindow,
@@ -80,6 +81,7 @@ export function fromSpectatorView(view: SpectatorView): FrameState {
     ...rest,
     production: '',
     liquid_visibility: 'gm',
+    player_faces: [],
     is_gm: false,
     my_seats: [],
     invite_code: null,
@@ -115,7 +117,7 @@ export function mergeSnapshot(local: FrameState | null, view: FrameView): FrameS
     const mine = live.filter((w) => w.seat === seat)
     return !mine.length || mine.some((w) => w.status === 'failed')
   }
-  fresh.failedPasses = Object.fromEntries(Object.entries(local.failedPasses).filter(([, p]) => stillFailed(p.seat)))
+  fresh.failedPasses = Object.fromEntries(Object.entries(local.failedPasses).filter(([, p]) => p.seat !== null && stillFailed(p.seat)))
   fresh.interrupted = { ...local.interrupted }
   return fresh
 }
@@ -133,7 +135,7 @@ const without = <T>(record: Record<string, T>, key: string): Record<string, T> =
   delete next[key]
   return next
 }
-const withoutSeat = <T extends { seat: string }>(record: Record<string, T>, seat: string) =>
+const withoutSeat = <T extends { seat: string | null }>(record: Record<string, T>, seat: string) =>
   Object.fromEntries(Object.entries(record).filter(([, v]) => v.seat !== seat))
 
 function setWindow(state: FrameState, w: FrameWindow): Record<string, FrameWindow> {
@@ -176,6 +178,7 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
     case 'liquid.analyzed':
     case 'liquid.committed':
     case 'liquid.consumed':
+    case 'liquid.failed':
       return done({ liquid: { ...state.liquid, [msg.liquid.id]: msg.liquid } })
     case 'liquid.withdrawn':
       return done({ liquid: without(state.liquid, msg.liquid.id) })
@@ -222,9 +225,9 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
     case 'frame.updated': {
       // The GM's settings. Models are the GM's only (not in the event): the GM re-reads.
       // Another visibility changes which intentions a player may read: re-read too.
-      const { name, tempo, liquid_visibility } = msg.frame
+      const { name, tempo, liquid_visibility, player_faces } = msg.frame
       const reread = state.info.is_gm || liquid_visibility !== state.info.liquid_visibility
-      return done({ info: { ...state.info, name, tempo, liquid_visibility } }, reread)
+      return done({ info: { ...state.info, name, tempo, liquid_visibility, player_faces } }, reread)
     }
     case 'content.added':
     case 'content.edited': {
@@ -290,10 +293,13 @@ export const seatName = (state: FrameState, id: string): string => seatById(stat
 
 const ACTIVE_LIQUID: readonly LiquidStatus[] = ['submitted', 'committed']
 
-/** A seat's intentions still in play (submitted or committed), oldest first. */
+/**
+ * A seat's intentions still in play (submitted or committed), oldest first. An author's or
+ * designer's writing is no intention: the feed shows it (`feedEntries`).
+ */
 export function pendingLiquid(state: FrameState, seat?: string): Liquid[] {
   return Object.values(state.liquid)
-    .filter((l) => ACTIVE_LIQUID.includes(l.status) && (seat === undefined || l.seat === seat))
+    .filter((l) => l.face === 'player' && ACTIVE_LIQUID.includes(l.status) && (seat === undefined || l.seat === seat))
     .sort((a, b) => (a.submitted_at < b.submitted_at ? -1 : a.submitted_at > b.submitted_at ? 1 : 0))
 }
 
@@ -374,6 +380,8 @@ export type FeedEntry =
   /** `number`: the outcome's place in the frame (1, 2, 3… by seq), what readers see; seq stays for syncing. */
   | { kind: 'outcome'; key: string; at: string; outcome: Outcome; number: number }
   | { kind: 'narrative'; key: string; at: string; narrative: Narrative }
+  /** An author's or designer's writing: what it asks for, its pass's state, what it made. */
+  | { kind: 'writing'; key: string; at: string; liquid: Liquid }
 
 /**
  * Outcomes and narratives in time order. Bones come before the flesh written from them
@@ -384,8 +392,11 @@ export function feedEntries(state: FrameState): FeedEntry[] {
     // state.outcomes is kept in seq order: its index is the outcome's number in the frame.
     ...state.outcomes.map((o, i) => ({ kind: 'outcome' as const, key: `o:${o.id}`, at: o.created_at, outcome: o, number: i + 1 })),
     ...Object.values(state.narratives).map((n) => ({ kind: 'narrative' as const, key: `n:${n.id}`, at: n.created_at, narrative: n })),
+    ...Object.values(state.liquid)
+      .filter((l) => l.face !== 'player' && l.status !== 'withdrawn')
+      .map((l) => ({ kind: 'writing' as const, key: `w:${l.id}`, at: l.committed_at ?? l.submitted_at, liquid: l })),
   ]
-  const rank = (e: FeedEntry) => (e.kind === 'outcome' ? 0 : 1)
+  const rank = (e: FeedEntry) => (e.kind === 'outcome' ? 0 : e.kind === 'narrative' ? 1 : 2)
   return entries.sort((a, b) => {
     if (a.at !== b.at) {
       if (!a.at) return 1
@@ -563,4 +574,21 @@ export function playerNotices(state: FrameState, opts: { accessEnded: boolean })
     })
   }
   return out
+}
+
+// ---------- faces ----------
+
+/** The faces this reader may write in: the GM every one; a player `player` and those the GM opened. */
+export function facesFor(info: Pick<FrameInfo, 'is_gm' | 'player_faces'>, seated: boolean): Face[] {
+  const extra: Face[] = info.is_gm ? ['author', 'designer'] : [...info.player_faces]
+  return seated ? ['player', ...extra] : extra
+}
+
+/** Where an author's or designer's writing stands, as the feed says it. */
+export type WritingState = 'draft' | 'working' | 'failed' | 'done'
+
+export function writingState(l: Liquid): WritingState {
+  if (l.status === 'submitted') return 'draft'
+  if (l.status === 'consumed') return 'done'
+  return l.result?.error ? 'failed' : 'working'
 }

@@ -7,7 +7,7 @@ import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
-import type { ContentEntry, FrameMessage, FrameUpdateInput, FrameWindow, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
+import type { ContentEntry, Face, FrameMessage, FrameUpdateInput, FrameWindow, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
 import {
   applyEvent,
   feedEntries,
@@ -162,6 +162,21 @@ export const useFrameStore = defineStore('frame', () => {
       if (!seat) throw new ApiError(403, 'You have no seat in this frame.')
       keep(await api.submitLiquid(fid(), seat, content))
     })
+  /**
+   * Write in a face: an intention (submitted, for the player to commit) or, as an author or
+   * designer, writing sent at once (submitted and committed: its pass makes it into the
+   * world or a skill, and the feed shows it).
+   */
+  const write = (content: string, face: Face = 'player') =>
+    face === 'player'
+      ? submit(content)
+      : run('submit', async () => {
+          const written = await api.submitLiquid(fid(), null, content, face)
+          keep(written)
+          keep(await api.commitLiquid(written.id))
+        })
+  /** GM: read a failed author's or designer's writing again; the socket brings its new state. */
+  const retryWriting = (passId: string) => run(`retry:${passId}`, async () => void (await api.retryPass(passId)))
   const edit = (l: Liquid, content: string) => run(`edit:${l.id}`, async () => keep(await api.editLiquid(l.id, content)))
   const commit = (l: Liquid) => run(`commit:${l.id}`, async () => keep(await api.commitLiquid(l.id)))
   const withdraw = (l: Liquid) =>
@@ -218,8 +233,8 @@ export const useFrameStore = defineStore('frame', () => {
     run('settings', async () => {
       const view = await api.updateFrame(fid(), input)
       if (!state.value) return
-      const { name, tempo, liquid_visibility, models } = view
-      state.value = { ...state.value, info: { ...state.value.info, name, tempo, liquid_visibility, models } }
+      const { name, tempo, liquid_visibility, player_faces, models } = view
+      state.value = { ...state.value, info: { ...state.value.info, name, tempo, liquid_visibility, player_faces, models } }
       toasts.success('Frame settings saved.')
     })
 
@@ -307,6 +322,8 @@ export const useFrameStore = defineStore('frame', () => {
     apply,
     narrativePosition,
     submit,
+    write,
+    retryWriting,
     edit,
     commit,
     withdraw,

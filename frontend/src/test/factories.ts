@@ -133,6 +133,8 @@ export function makeLiquid(over: Partial<Liquid> & { id: string }): Liquid {
   return {
     seat: SEATS.alice,
     author: 2,
+    face: 'player',
+    result: null,
     status: 'submitted',
     revision: 1,
     submitted_at: '2025-01-01T00:00:01Z',
@@ -202,6 +204,7 @@ export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
     mode: 'per_character',
     tempo: 1,
     liquid_visibility: 'all',
+    player_faces: [],
     seq: 0,
     is_gm: false,
     my_seats: [SEATS.alice],

@@ -372,12 +372,14 @@ describe('FrameGmView', () => {
     await w.find(q('settings-name')).setValue('Night two')
     await w.find(q('settings-tempo')).setValue('0.5')
     await w.find(q('settings-medium_model')).setValue('m-big')
+    await w.find(q('settings-face-author')).setValue(true)
     await w.find(q('settings-form')).trigger('submit')
     await flushPromises()
     expect(api.updateFrame).toHaveBeenCalledWith('frame1', {
       name: 'Night two',
       tempo: 0.5,
       liquid_visibility: 'all',
+      player_faces: ['author'],
       soft_model: null,
       medium_model: 'm-big',
     })

@@ -1,6 +1,6 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { describe, expect, it, vi } from 'vitest'
-import type { FrameWindow, Liquid } from '@/api/types'
+import type { Face, FrameWindow, Liquid } from '@/api/types'
 import { makeLiquid, makeWindow } from '@/test/factories'
 import { LIQUID_MAX } from '@/lib/frame'
 import Composer from './Composer.vue'
@@ -13,7 +13,8 @@ type Extra = {
   window?: FrameWindow
   blocked?: string
   now?: number
-  submit?: (content: string) => Promise<boolean>
+  submit?: (content: string, face: Face) => Promise<boolean>
+  faces?: Face[]
   edit?: (l: Liquid, content: string) => Promise<boolean>
   status?: 'open' | 'paused' | 'closed'
 }
@@ -29,6 +30,7 @@ function mountComposer(liquids: Liquid[] = [], extra: Extra = {}) {
       busy: null,
       blocked: extra.blocked ?? '',
       submit: extra.submit ?? vi.fn(async () => true),
+      faces: extra.faces,
       edit: extra.edit ?? vi.fn(async () => true),
     },
   })
@@ -43,7 +45,7 @@ describe('Composer', () => {
     expect(w.emitted('typing')).toHaveLength(1)
     await w.find(q('composer-form')).trigger('submit')
     await flushPromises()
-    expect(submit).toHaveBeenCalledWith('I climb the mast.')
+    expect(submit).toHaveBeenCalledWith('I climb the mast.', 'player')
     expect(w.emitted('stopTyping')).toHaveLength(1)
     expect((input.element as HTMLTextAreaElement).value).toBe('')
   })
@@ -155,5 +157,39 @@ describe('Composer', () => {
     const w = mountComposer([], { blocked: 'You are no longer in this frame.' })
     expect(w.find(q('composer-form')).exists()).toBe(false)
     expect(w.find(q('composer-blocked')).text()).toBe('You are no longer in this frame.')
+  })
+
+  it('shows no face switch to a player the GM opened no face to', () => {
+    const w = mountComposer()
+    expect(w.find(q('face-switch')).exists()).toBe(false)
+    expect(w.find(q('composer-input')).attributes('placeholder')).toMatch(/^What does your character do\?/)
+  })
+
+  it('switches to the author and designer faces: their placeholder, hint and button, and sends in that face', async () => {
+    const submit = vi.fn(async () => true)
+    const w = mountComposer([], { submit, faces: ['player', 'author', 'designer'] })
+    expect(w.findAll('[role="radio"]').map((b) => b.text())).toEqual(['Player', 'Author', 'Designer'])
+    expect(w.find(q('face-hint')).exists()).toBe(false)
+    await w.find(q('face-author')).trigger('click')
+    expect(w.find(q('face-author')).attributes('aria-checked')).toBe('true')
+    expect(w.find(q('composer-input')).attributes('placeholder')).toMatch(/^Describe a place, a person, a thing…/)
+    expect(w.find(q('face-hint')).text()).toContain('add to the world')
+    expect(w.find(q('composer-submit')).text()).toBe('Add to the world')
+    await w.find(q('composer-input')).setValue('A harbour called Greyhaven.')
+    expect(w.emitted('typing')).toBeUndefined() // writing for the world is no character's action
+    await w.find(q('composer-form')).trigger('submit')
+    await flushPromises()
+    expect(submit).toHaveBeenCalledWith('A harbour called Greyhaven.', 'author')
+    await w.find(q('face-designer')).trigger('click')
+    expect(w.find(q('composer-input')).attributes('placeholder')).toMatch(/^Write an instruction for the storyteller…/)
+    expect(w.find(q('composer-submit')).text()).toBe('Add the skill')
+  })
+
+  it('goes back to the first face when the one chosen is closed meanwhile', async () => {
+    const w = mountComposer([], { faces: ['player', 'author'] })
+    await w.find(q('face-author')).trigger('click')
+    await w.setProps({ faces: ['player'] })
+    expect(w.find(q('face-switch')).exists()).toBe(false)
+    expect(w.find(q('composer-form')).attributes('data-face')).toBe('player')
   })
 })

@@ -1,7 +1,7 @@
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
 import type { FeedEntry } from '@/lib/frame'
-import { makeNarrative, makeOutcome, makeSeat, SEATS } from '@/test/factories'
+import { makeLiquid, makeNarrative, makeOutcome, makeSeat, SEATS } from '@/test/factories'
 import { isolation, RTL } from '@/test/bidi'
 import FeedItem from './FeedItem.vue'
 
@@ -135,5 +135,42 @@ describe('FeedItem', () => {
     expect(mountNarrative(7).find(q('narrative-earlier-player')).text()).toBe('played by ada')
     expect(mountNarrative(9).find(q('narrative-earlier-player')).exists()).toBe(false) // the reader's own
     expect(mountNarrative(null).find(q('narrative-earlier-player')).exists()).toBe(false)
+  })
+
+  describe('an author’s or designer’s writing', () => {
+    const writingEntry = (l: ReturnType<typeof makeLiquid>): FeedEntry => ({ kind: 'writing', key: `w:${l.id}`, at: l.submitted_at, liquid: l })
+    const harbour = (over: Partial<ReturnType<typeof makeLiquid>> = {}) =>
+      makeLiquid({ id: 'w1', face: 'author', status: 'committed', content: 'A harbour called Greyhaven.', result: { pass: 'p1' }, ...over })
+
+    it('shows it as writing, not an intention, with its pass at work', () => {
+      const w = mountEntry(writingEntry(harbour()))
+      expect(w.find(q('feed-writing')).attributes('data-state')).toBe('working')
+      expect(w.find(q('writing-label')).text()).toBe('You write as author')
+      expect(w.find(q('writing-text')).text()).toBe('A harbour called Greyhaven.')
+      expect(w.find(q('writing-working')).text()).toBe('Adding to the world…')
+      const bobs = mountEntry(writingEntry(harbour({ seat: SEATS.bob, face: 'designer' })))
+      expect(bobs.find(q('writing-label')).text()).toBe('Bob writes as designer')
+      expect(bobs.find(q('writing-working')).text()).toBe('Writing the skill…')
+      expect(mountEntry(writingEntry(harbour({ seat: null }))).find(q('writing-label')).text()).toBe('The GM writes as author')
+    })
+
+    it('says what it made', () => {
+      const done = harbour({ status: 'consumed', result: { pass: 'p1', kind: 'content', id: 'c1', name: 'Greyhaven', edited: false } })
+      expect(mountEntry(writingEntry(done)).find(q('writing-result')).text()).toBe('Added to the world: Greyhaven')
+      const refined = harbour({ status: 'consumed', result: { pass: 'p1', kind: 'content', id: 'c1', name: 'Greyhaven', edited: true } })
+      expect(mountEntry(writingEntry(refined)).find(q('writing-result')).text()).toBe('Refined in the world: Greyhaven')
+      const skill = harbour({ face: 'designer', status: 'consumed', result: { pass: 'p1', kind: 'skill', id: 's1', name: 'Wry tone', replaced: true } })
+      expect(mountEntry(writingEntry(skill)).find(q('writing-result')).text()).toBe('Skill replaced: Wry tone')
+    })
+
+    it('says why it failed, and gives the GM alone a retry', async () => {
+      const failed = harbour({ result: { pass: 'p1', error: 'A guard category: choose another.' } })
+      const player = mountEntry(writingEntry(failed))
+      expect(player.find(q('writing-failed')).text()).toContain('A guard category: choose another.')
+      expect(player.find(q('writing-retry')).exists()).toBe(false)
+      const gm = mountEntry(writingEntry(failed), true)
+      await gm.find(q('writing-retry')).trigger('click')
+      expect(gm.emitted('retry')).toEqual([['p1']])
+    })
   })
 })

@@ -57,6 +57,22 @@ describe('PassList skills', () => {
   })
 })
 
+describe('PassList faces', () => {
+  it('offers a retry of a failed author or designer pass, the GM’s own named so', async () => {
+    const w = mount(PassList, {
+      props: {
+        passes: [pass({ id: 'a', kind: 'author', seat: null, status: 'failed', error: 'No.' }), pass({ id: 's', kind: 'soft', status: 'failed' })],
+        nameOf: () => 'Alice',
+        busy: null,
+      },
+    })
+    expect(w.find('[data-pass-id="a"] .who').text()).toBe('The GM')
+    expect(w.find('[data-pass-id="s"] [data-testid="pass-retry"]').exists()).toBe(false)
+    await w.find('[data-pass-id="a"] [data-testid="pass-retry"]').trigger('click')
+    expect(w.emitted('retry')?.[0]?.[0]).toMatchObject({ id: 'a' })
+  })
+})
+
 describe('PassList tries', () => {
   const sent = [
     { role: 'system', content: 'Resolve the moment.' },

@@ -15,6 +15,7 @@ const HARBOUR: ContentEntry = {
   data: { description: 'Fog and gulls.', exits: 'North: the market' },
   pscale: 0,
   edited: false,
+  source_liquid: null,
   created_at: '2025-01-01T00:00:01Z',
 }
 
