@@ -32,6 +32,7 @@ from .models import (
     FrameBan,
     FrameMode,
     FrameStatus,
+    LeakGuard,
     Liquid,
     LiquidStatus,
     LiquidVisibility,
@@ -57,6 +58,7 @@ def frame_create(
     mode: str = FrameMode.PER_CHARACTER,
     tempo: float = 1.0,
     liquid_visibility: str = LiquidVisibility.ALL,
+    leak_guard: str = LeakGuard.HOLD,
     open_seats: Iterable[object] = (),
     soft_model: LLMModel | None = None,
     medium_model: LLMModel | None = None,
@@ -86,6 +88,7 @@ def frame_create(
         mode=mode,
         tempo=tempo,
         liquid_visibility=liquid_visibility,
+        leak_guard=leak_guard,
         # None until the GM chooses: the passes then follow the cast (frame_llm.py).
         soft_model=soft_model,
         medium_model=medium_model,
@@ -108,7 +111,14 @@ def frame_create(
 
 
 # What the GM may change on a running frame (PATCH /api/frames/{id}).
-FRAME_SETTINGS = ("name", "tempo", "liquid_visibility", "soft_model", "medium_model")
+FRAME_SETTINGS = (
+    "name",
+    "tempo",
+    "liquid_visibility",
+    "leak_guard",
+    "soft_model",
+    "medium_model",
+)
 
 
 @transaction.atomic

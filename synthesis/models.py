@@ -33,6 +33,14 @@ class LiquidVisibility(models.TextChoices):
     GM = "gm"  # like OWN, and said so to the players: only the GM reads them all
 
 
+class LeakGuard(models.TextChoices):
+    """What the secret guard does with an outcome that may reveal a secret (synthesis/guard.py,
+    docs/synthesis.md "The secret guard")."""
+
+    HOLD = "hold", "Hold outcomes that may reveal a secret until I review them"
+    FLAG = "flag", "Show them and flag them to me"
+
+
 def new_invite_code() -> str:
     return secrets.token_urlsafe(12)
 
@@ -65,6 +73,7 @@ class Frame(Owned):
     # A link to watch the outcomes only, while the GM allows it (None: no spectators).
     spectator_code = models.CharField(max_length=32, unique=True, null=True, blank=True)
     seq = models.BigIntegerField(default=0)  # the last frame-wide event's number
+    leak_guard = models.CharField(max_length=8, choices=LeakGuard.choices, default="hold")
 
     class Meta(Owned.Meta):
         db_table = "productions_frame"  # born in productions/ (migration 0007 moved it)
@@ -209,13 +218,19 @@ class PassStatus(models.TextChoices):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    # Its outcome (or the one that resolved its liquid) is held for the GM's review
+    # (`waiting_on`): no worker holds it, no sweep touches it, its narrative waits.
+    HELD = "held"
 
 
 PASS_TRANSITIONS: dict[str, set[str]] = {
     PassStatus.PENDING: {PassStatus.RUNNING, PassStatus.FAILED},
     # Back to pending: its worker's lease lapsed (docs/tasks.md), or a GM retry.
-    PassStatus.RUNNING: {PassStatus.DONE, PassStatus.FAILED, PassStatus.PENDING},
+    PassStatus.RUNNING: {PassStatus.DONE, PassStatus.FAILED, PassStatus.PENDING, PassStatus.HELD},
     PassStatus.FAILED: {PassStatus.PENDING},
+    # Released (it keeps its outcome and goes on to its narrative) or regenerated (its
+    # bones run again): pending either way, its task enqueued (synthesis/outcomes.py).
+    PassStatus.HELD: {PassStatus.PENDING},
     PassStatus.DONE: set(),
 }
 
@@ -326,6 +341,10 @@ class Pass(models.Model):
     lease_owner = models.CharField(max_length=200, blank=True, default="")
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    # While held: the held outcome it waits for (its own, or the one that resolved its liquid).
+    waiting_on = models.ForeignKey(
+        "Outcome", null=True, blank=True, on_delete=models.SET_NULL, related_name="waiting"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -361,6 +380,16 @@ class Outcome(models.Model):
     witnesses = models.JSONField(default=list)  # seat ids, computed by the server
     liquid_ids = models.JSONField(default=list)  # the committed liquid it resolved
     flags = models.JSONField(default=list)  # the secret guard's, for the GM only
+    # Flagged in a frame that holds: only the GM reads it until released (docs/synthesis.md).
+    held = models.BooleanField(default=False)
+    released_at = models.DateTimeField(null=True, blank=True)
+    released_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    edited_at = models.DateTimeField(null=True, blank=True)
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -19,6 +19,7 @@ from .models import (
     ContentType,
     Face,
     FrameMode,
+    LeakGuard,
     LiquidVisibility,
     SeatController,
 )
@@ -31,6 +32,7 @@ class FrameCreateSerializer(serializers.Serializer):
     liquid_visibility = serializers.ChoiceField(
         choices=LiquidVisibility.choices, default=LiquidVisibility.ALL
     )
+    leak_guard = serializers.ChoiceField(choices=LeakGuard.choices, default=LeakGuard.HOLD)
     open_seats = serializers.ListField(
         child=serializers.UUIDField(), required=False, default=list, max_length=100
     )
@@ -46,6 +48,7 @@ class FrameUpdateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False)
     tempo = serializers.FloatField(min_value=0, max_value=MAX_TEMPO, required=False)
     liquid_visibility = serializers.ChoiceField(choices=LiquidVisibility.choices, required=False)
+    leak_guard = serializers.ChoiceField(choices=LeakGuard.choices, required=False)
     soft_model = OwnedRelatedField(queryset=LLMModel.objects.all(), required=False, allow_null=True)
     medium_model = OwnedRelatedField(
         queryset=LLMModel.objects.all(), required=False, allow_null=True
@@ -142,3 +145,28 @@ class ContentWriteSerializer(serializers.Serializer):
         if any(not key.strip() or len(key) > 40 for key in value):
             raise serializers.ValidationError("Field names are 1 to 40 characters.")
         return value
+
+
+# An outcome's text as the GM edits it: a little room over the bones' own bound
+# (synthesis/outcomes.py says when a text is too long).
+_OUTCOME_TEXT = serializers.CharField(max_length=2000, allow_blank=True, trim_whitespace=False)
+
+
+class OutcomeEditSerializer(serializers.Serializer):
+    """PATCH /api/outcomes/{id}: any of the outcome's texts, in order."""
+
+    actions = serializers.ListField(
+        child=_OUTCOME_TEXT,
+        required=False,
+        max_length=50,
+        help_text="Each resolved action's text (`actions_resolved[].action`), as many as it has.",
+    )
+    world_facts = serializers.ListField(
+        child=_OUTCOME_TEXT, required=False, max_length=50, help_text="Its world facts."
+    )
+    interrupts = serializers.ListField(
+        child=_OUTCOME_TEXT,
+        required=False,
+        max_length=50,
+        help_text="Each interrupt's reason (`interrupts[].reason`), as many as it has.",
+    )
