@@ -149,23 +149,24 @@ class ContentWriteSerializer(serializers.Serializer):
 
 # An outcome's text as the GM edits it: a little room over the bones' own bound
 # (synthesis/outcomes.py says when a text is too long).
-_OUTCOME_TEXT = serializers.CharField(max_length=2000, allow_blank=True, trim_whitespace=False)
+def _outcome_text() -> serializers.CharField:
+    return serializers.CharField(max_length=2000, allow_blank=True, trim_whitespace=False)
 
 
 class OutcomeEditSerializer(serializers.Serializer):
     """PATCH /api/outcomes/{id}: any of the outcome's texts, in order."""
 
     actions = serializers.ListField(
-        child=_OUTCOME_TEXT,
+        child=_outcome_text(),
         required=False,
         max_length=50,
         help_text="Each resolved action's text (`actions_resolved[].action`), as many as it has.",
     )
     world_facts = serializers.ListField(
-        child=_OUTCOME_TEXT, required=False, max_length=50, help_text="Its world facts."
+        child=_outcome_text(), required=False, max_length=50, help_text="Its world facts."
     )
     interrupts = serializers.ListField(
-        child=_OUTCOME_TEXT,
+        child=_outcome_text(),
         required=False,
         max_length=50,
         help_text="Each interrupt's reason (`interrupts[].reason`), as many as it has.",
