@@ -254,6 +254,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None) -> MediumContext:
         seat,
         newest,
         narrated=newest_first[0].outcome_ids if newest_first else [],
+        narrated_at=newest_first[0].created_at if newest_first else None,
         must={*resolved_before.values(), *_seq_of(interrupt_outcome)},
     )
     production = frame.production
@@ -327,7 +328,13 @@ def _resolved_seqs(
 
 
 def _outcomes(
-    frame: Frame, seat: Seat, newest: list[Outcome], *, narrated: list, must: set[int]
+    frame: Frame,
+    seat: Seat,
+    newest: list[Outcome],
+    *,
+    narrated: list,
+    must: set[int],
+    narrated_at: datetime | None = None,
 ) -> list[Outcome]:
     """Of the frame's `newest` outcomes (`NEWEST_OUTCOMES`), those after the ones the
     pass's last narrative told (`narrated`, its outcome ids) that the seat witnessed, plus
@@ -337,16 +344,26 @@ def _outcomes(
     after = max((o.seq for o in newest if str(o.pk) in told), default=0)
     # A held outcome is the GM's until released: in no prompt (a pass it concerns waits
     # for it, held: synthesis/medium/run.py `_held`). `_resolved_seqs` still counts it.
+    # One released since the last narrative was told is new to it, however old its seq.
     chosen = {
         o.seq: o
         for o in newest
-        if o.seq > after and str(seat.pk) in (o.witnesses or []) and not o.held
+        if (o.seq > after or _released_since(o, told, narrated_at))
+        and str(seat.pk) in (o.witnesses or [])
+        and not o.held
     }
     missing = must - chosen.keys() - {o.seq for o in newest if o.held}
     if missing:
         rows = Outcome.objects.filter(frame=frame, seq__in=missing, held=False)
         chosen.update({o.seq: o for o in rows})
     return [chosen[seq] for seq in sorted(chosen)]
+
+
+def _released_since(outcome: Outcome, told: set[str], narrated_at: datetime | None) -> bool:
+    """A held outcome the GM released after the pass's last narrative, which could not
+    tell it (`_outcomes`)."""
+    released = outcome.released_at
+    return bool(released and narrated_at and released > narrated_at and str(outcome.pk) not in told)
 
 
 def _seq_of(outcome: Outcome | None) -> set[int]:
