@@ -141,6 +141,10 @@ export type Liquid = Schemas['LiquidBody']
 export type ActionResult = 'success' | 'partial' | 'failure' | 'interrupted'
 /** The shared bones of what happened; `seq` is the frame's sequence number. */
 export type Outcome = Schemas['OutcomeBody']
+/** PATCH /api/outcomes/{id}: the GM's new texts of an outcome (each action, each fact, each interrupt's reason). */
+export type OutcomeEditInput = Schemas['PatchedOutcomeEditRequest']
+/** POST /api/outcomes/{id}/regenerate: the passes that run their bones again. */
+export type OutcomeRegenerated = Schemas['OutcomeRegenerated']
 /** A guard's warning on an outcome (GM only): e.g. it repeats a secret. */
 export type OutcomeFlag = NonNullable<Outcome['flags']>[number]
 

@@ -158,6 +158,9 @@ export function makeOutcome(over: Partial<Outcome> & { id: string; seq: number }
     world_facts: ['The door is open.'],
     interrupts: [],
     witnesses: [SEATS.alice, SEATS.bob],
+    held: false,
+    released_at: null,
+    edited_at: null,
     created_at: '2025-01-01T00:00:10Z',
     ...over,
   }
@@ -202,6 +205,7 @@ export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
     mode: 'per_character',
     tempo: 1,
     liquid_visibility: 'all',
+    leak_guard: 'hold',
     seq: 0,
     is_gm: false,
     my_seats: [SEATS.alice],
