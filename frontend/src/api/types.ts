@@ -115,6 +115,13 @@ export type FrameStatus = Schemas['FrameStatus']
 export type FrameMode = Schemas['FrameMode']
 /** Who reads submitted intentions: everyone, each player their own, or only the GM. */
 export type LiquidVisibility = Schemas['LiquidVisibility']
+/** What the secret guard does with an outcome that may reveal a secret: hold it for the GM's review, or show it and flag it. */
+export type LeakGuard = Schemas['LeakGuard']
+/** The choices of `LeakGuard` as the GM's forms word them. */
+export const LEAK_GUARDS: { value: LeakGuard; label: string }[] = [
+  { value: 'hold', label: 'Hold outcomes that may reveal a secret until I review them' },
+  { value: 'flag', label: 'Show them and flag them to me' },
+]
 export type SeatController = Schemas['SeatController']
 
 /** GET /api/frames: a frame I run or sit in (my character, whom a running round waits for). */

@@ -321,12 +321,14 @@ describe('FrameGmView', () => {
     await w.find(q('settings-name')).setValue('Night two')
     await w.find(q('settings-tempo')).setValue('0.5')
     await w.find(q('settings-medium_model')).setValue('m-big')
+    await w.find(q('settings-leak_guard')).setValue('flag')
     await w.find(q('settings-form')).trigger('submit')
     await flushPromises()
     expect(api.updateFrame).toHaveBeenCalledWith('frame1', {
       name: 'Night two',
       tempo: 0.5,
       liquid_visibility: 'all',
+      leak_guard: 'flag',
       soft_model: null,
       medium_model: 'm-big',
     })
