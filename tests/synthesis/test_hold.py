@@ -370,3 +370,33 @@ def test_the_frame_setting_is_chosen_at_creation_and_changed_by_the_gm(user, sce
         f"/api/productions/{scene.frame.production_id}/frames", {"name": "Third"}, format="json"
     )
     assert default.json()["leak_guard"] == "hold"
+
+
+def test_in_a_shared_frame_the_next_pass_still_runs_and_the_prose_waits_for_the_release(
+    user, server, monkeypatch, enqueued
+):
+    scene = Scene(user, mode="shared")
+    scene.frame.medium_model = fake_model(user, server)
+    scene.frame.save()
+    handed = []
+    monkeypatch.setattr("synthesis.medium.run._enqueue", lambda pk: handed.append(str(pk)))
+    server.queue(data=bones(ALICE, facts=[LEAK]))
+    looks = scene.commit(scene.alice, "I look at Bob.")
+    alices = run(scene.fire(scene.alice, looks, trigger="commit"))
+    assert alices.status == "held"
+    bob_liquid = scene.commit(scene.bob, "I hum.", after=5)
+    bobs = scene.fire(scene.bob, bob_liquid, trigger="commit")
+
+    server.queue(data=bones(BOB))
+    bobs = run(bobs)  # held passes are not running: the frame's next pass is claimed
+    # Bob's outcome is everyone's; the one prose, which tells Alice's too, waits for it.
+    assert not Outcome.objects.get(source_pass=bobs).held
+    assert bobs.status == "held" and bobs.waiting_on_id == alices.waiting_on_id
+    assert MARKER not in sent(bobs, "bones")
+
+    logged_in_client(user).post(f"/api/outcomes/{alices.waiting_on_id}/release")
+    server.queue(text="Alice looks at Bob; Bob hums.")
+    assert run(alices).status == "done" and run(bobs).status == "done"
+    narrative = Narrative.objects.get(frame=scene.frame)
+    assert narrative.shared and MARKER in sent(narrative.source_pass, "flesh")
+    assert set(narrative.liquid_ids) == {str(looks.pk), str(bob_liquid.pk)}
