@@ -211,11 +211,21 @@ def _held(pass_: Pass, ctx: MediumContext, outcome: Outcome | None, lease: PassL
         return False  # an outcome stored unheld is never held later
     with transaction.atomic():
         lock_frame(pass_.frame_id)
-        held = (
-            Outcome.objects.filter(frame_id=ctx.frame.pk, seq__in=seqs, held=True)
-            .order_by("seq")
-            .first()
-        )
+        found = {o.seq: o for o in Outcome.objects.filter(frame_id=ctx.frame.pk, seq__in=seqs)}
+        if seqs - found.keys():
+            # The GM regenerated one since this run gathered: its bones run again.
+            if not Pass.move(
+                pass_.pk,
+                PassStatus.PENDING,
+                only_from=(PassStatus.RUNNING,),
+                where=lease.where,
+                lease_owner="",
+                heartbeat_at=None,
+            ):
+                raise LeaseLost()
+            transaction.on_commit(lambda: _enqueue(pass_.pk))
+            return True
+        held = next((found[seq] for seq in sorted(found) if found[seq].held), None)
         if held is None:
             return False
         if not Pass.move(

@@ -15,8 +15,10 @@ from synthesis.export import frame_export
 from synthesis.frame_events import frame_group, gm_group, seat_group, spectator_group
 from synthesis.frame_selectors import frame_access
 from synthesis.frames import spectators_set
+from synthesis.medium import run as run_module
 from synthesis.medium.run import passes_sweep
 from synthesis.models import Narrative, Outcome, Pass
+from synthesis.outcomes import outcome_regenerate
 from synthesis.selectors import frame_view, spectator_view
 from tests.conftest import logged_in_client
 from tests.synthesis.conftest import Scene, run, sent
@@ -400,3 +402,23 @@ def test_in_a_shared_frame_the_next_pass_still_runs_and_the_prose_waits_for_the_
     narrative = Narrative.objects.get(frame=scene.frame)
     assert narrative.shared and MARKER in sent(narrative.source_pass, "flesh")
     assert set(narrative.liquid_ids) == {str(looks.pk), str(bob_liquid.pk)}
+
+
+def test_a_pass_that_finds_its_held_outcome_regenerated_meanwhile_runs_its_bones_again(
+    user, scene, server, monkeypatch, enqueued
+):
+    alices = hold_alices(scene, server, with_bob=True)
+    bob_liquid = scene.bob.liquid.get()
+    real_step = run_module.bones_step
+
+    def regenerated_meanwhile(ctx, **kwargs):
+        found = real_step(ctx, **kwargs)
+        outcome_regenerate(outcome=Outcome.objects.get(pk=alices.waiting_on_id))
+        return found
+
+    monkeypatch.setattr(run_module, "bones_step", regenerated_meanwhile)
+    again = []
+    monkeypatch.setattr(run_module, "_enqueue", lambda pk: again.append(str(pk)))
+    bobs = run(scene.fire(scene.bob, bob_liquid))
+    assert bobs.status == "pending" and again == [str(bobs.pk)]
+    assert not Narrative.objects.filter(frame=scene.frame).exists()  # nothing narrated unresolved
