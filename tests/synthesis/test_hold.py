@@ -11,14 +11,16 @@ import pytest
 from django.utils import timezone
 
 from synthesis import medium
+from synthesis.ai_seats import ai_messages
 from synthesis.export import frame_export
 from synthesis.frame_events import frame_group, gm_group, seat_group, spectator_group
-from synthesis.frame_selectors import frame_access
+from synthesis.frame_selectors import frame_access, seats_load
 from synthesis.frames import spectators_set
 from synthesis.medium import run as run_module
+from synthesis.medium.context import gather
 from synthesis.medium.run import passes_sweep
 from synthesis.models import Narrative, Outcome, Pass
-from synthesis.outcomes import outcome_regenerate
+from synthesis.outcomes import outcome_regenerate, outcome_release
 from synthesis.selectors import frame_view, spectator_view
 from tests.conftest import logged_in_client
 from tests.synthesis.conftest import Scene, run, sent
@@ -422,3 +424,22 @@ def test_a_pass_that_finds_its_held_outcome_regenerated_meanwhile_runs_its_bones
     bobs = run(scene.fire(scene.bob, bob_liquid))
     assert bobs.status == "pending" and again == [str(bobs.pk)]
     assert not Narrative.objects.filter(frame=scene.frame).exists()  # nothing narrated unresolved
+
+
+def test_ai_seats_and_epilogues_read_a_held_outcome_only_once_released(
+    user, scene, server, enqueued
+):
+    outcome = hold_alices(scene, server).waiting_on
+    epilogue = Pass.objects.create(
+        frame=scene.frame, seat=scene.bob, kind="epilogue", trigger="epilogue"
+    )
+
+    def read() -> str:
+        seats = seats_load(frame=scene.frame)
+        tony = next(s for s in seats if s.pk == scene.tony.pk)
+        asked = "\n".join(m.content for m in ai_messages(seat=tony, seats=seats, outcome=None))
+        return asked + str([o.world_facts for o in gather(epilogue).outcomes])
+
+    assert MARKER not in read()
+    outcome_release(outcome=outcome, user=user)
+    assert MARKER in read()
