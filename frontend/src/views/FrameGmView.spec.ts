@@ -298,6 +298,16 @@ describe('FrameGmView', () => {
     expect(w.find(q('outcome-flag')).exists()).toBe(true)
   })
 
+  it('says how many moments wait for the GM’s review, and none once released', async () => {
+    const w = await mountView(gmView({ outcomes: [makeOutcome({ id: 'o1', seq: 3, held: true, flags: [{ kind: 'secret', detail: 'Names the smuggler.' }] })] }), [])
+    expect(w.find(q('held-count')).text()).toContain('One moment waits for your review')
+    expect(w.find(q('outcome-release')).exists()).toBe(true)
+    FakeSocket.last!.push({ type: 'outcome.released', seq: 5, outcome: makeOutcome({ id: 'o1', seq: 3, released_at: '2025-01-01T00:01:00Z' }) })
+    await flushPromises()
+    expect(w.find(q('held-count')).exists()).toBe(false)
+    expect(w.find(q('outcome-flag')).exists()).toBe(true) // the guard's flags stay the GM's to read
+  })
+
   it('shows which model plays each pass and saves new settings', async () => {
     const cast = { id: 'm-cast', name: 'Smol', source: 'assistant' as const }
     const models = {
