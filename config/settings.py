@@ -353,6 +353,7 @@ SPECTACULAR_SETTINGS = {
         "FrameStatus": "synthesis.models.FrameStatus",
         "FrameMode": "synthesis.models.FrameMode",
         "LiquidVisibility": "synthesis.models.LiquidVisibility",
+        "LeakGuard": "synthesis.models.LeakGuard",
         "SeatController": "synthesis.models.SeatController",
         "AiReacts": "synthesis.models.AiReacts",
         "Face": "synthesis.models.Face",

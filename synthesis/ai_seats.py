@@ -222,8 +222,10 @@ def _enqueue(seat_ids: list[str], *, outcome_id: str | None) -> None:
 
 
 def recent_outcomes(seat: Seat) -> list[Outcome]:
-    """The frame's latest outcomes, oldest first: what an AI seat is told happened."""
-    recent = Outcome.objects.filter(frame=seat.frame).order_by("-seq")[:RECENT_OUTCOMES]
+    """The frame's latest outcomes, oldest first: what an AI seat is told happened (never
+    a held one: the GM's until released)."""
+    recent = Outcome.objects.filter(frame=seat.frame, held=False).order_by("-seq")
+    recent = recent[:RECENT_OUTCOMES]
     return list(recent)[::-1]
 
 
@@ -352,7 +354,7 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
 def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) -> Liquid | None:
     """`ai_act` once the seat may act: the model's answer, cleaned, submitted and
     committed, unless the budget or another task took the seat meanwhile."""
-    outcome = Outcome.objects.filter(pk=outcome_id).first() if outcome_id else None
+    outcome = Outcome.objects.filter(pk=outcome_id, held=False).first() if outcome_id else None
     seats = seats_load(frame=seat.frame)
     recent = recent_outcomes(seat)
     messages = ai_prompt(seat=seat, seats=seats, recent=recent, outcome=outcome)

@@ -101,6 +101,10 @@ class FrameView(Body):
     tempo: int | float
     liquid_visibility: Literal["all", "own", "gm"]
     player_faces: list[Literal["author", "designer"]]
+    leak_guard: Literal["hold", "flag"] = Field(
+        description="hold: an outcome the secret guard flags waits for the GM's review; "
+        "flag: everyone reads it and the GM is warned."
+    )
     seq: int
     is_gm: bool
     my_seats: list[Uuid]
@@ -184,9 +188,15 @@ class ActingSeats(Body):
     acting_seats: list[Uuid] = Field(description="The AI-played seats that act now.")
 
 
+class OutcomeRegenerated(Body):
+    """A held outcome thrown away: the passes that run their bones again."""
+
+    passes: list["PassAccepted"]
+
+
 class PassAccepted(Body):
     id: Uuid
-    status: Literal["pending", "running", "done", "failed"]
+    status: Literal["pending", "running", "done", "failed", "held"]
 
 
 class EpilogueBody(Body):
@@ -195,7 +205,7 @@ class EpilogueBody(Body):
     id: Uuid = Field(description="Its pass: the GM retries a failed one with its id.")
     seat: Uuid
     character: str = Field(description="Its character's name; 'The scene' in a shared frame.")
-    status: Literal["pending", "running", "done", "failed"]
+    status: Literal["pending", "running", "done", "failed", "held"]
     text: str
     narrative: Uuid | None = Field(description="The narrative it wrote, once done.")
     error: str = Field(description="Why it failed: the GM's only (empty for players).")
@@ -252,7 +262,7 @@ class PassInfo(Body):
     seat: Uuid | None  # null: the GM's own author or designer writing
     kind: Literal["soft", "medium", "epilogue", "author", "designer"]
     trigger: str
-    status: Literal["pending", "running", "done", "failed"]
+    status: Literal["pending", "running", "done", "failed", "held"]
     liquid: Uuid | None
     window: Uuid | None
     interrupt: dict[str, Any] | None = stored(

@@ -190,7 +190,10 @@ class WindowCancelled(Event):
 
 
 class OutcomeBody(Body):
-    """The shared bones of what happened; `flags` only in the GM's snapshot."""
+    """The shared bones of what happened; `flags` only in the GM's snapshot. A held outcome
+    (the secret guard flagged it in a frame that holds: docs/synthesis.md) reaches players
+    empty (`held` true, no seat, no action, fact, interrupt or witness) until the GM
+    releases it; the GM reads it whole."""
 
     id: Uuid
     seq: int
@@ -203,15 +206,49 @@ class OutcomeBody(Body):
         {"type": "array", "items": object_of_strings("seat", "reason")}
     )
     witnesses: list[Uuid]
+    held: bool
+    released_at: Stamp | None
+    edited_at: Stamp | None = Field(description="The GM's last edit of its text, if any.")
     created_at: Stamp
     flags: Flags = optional(FLAGS)
 
 
 class OutcomeCreated(Event):
-    audiences = ("frame", "spectators")
+    """To the frame group (and spectators); a held one to the GM whole and to each seat's
+    player empty, in one `seq` (spectators skip it)."""
+
+    audiences = ("frame", "seat", "gm", "spectators")
     type: Literal["outcome.created"]
     seq: int
     outcome: OutcomeBody
+
+
+class OutcomeReleased(Event):
+    """The GM released a held outcome: now everyone's, whole (the GM's flags stay)."""
+
+    audiences = ("frame", "spectators")
+    type: Literal["outcome.released"]
+    seq: int
+    outcome: OutcomeBody
+
+
+class OutcomeEdited(Event):
+    """The GM edited an outcome's text: numbered to everyone once released; while held,
+    unnumbered to the GM alone (with the flags recomputed)."""
+
+    audiences = ("frame", "gm", "spectators")
+    type: Literal["outcome.edited"]
+    outcome: OutcomeBody
+    seq: int = optional()
+
+
+class OutcomeDiscarded(Event):
+    """The GM threw a held outcome away to run its pass again: readers drop it."""
+
+    audiences = ("frame",)
+    type: Literal["outcome.discarded"]
+    seq: int
+    outcome: Uuid
 
 
 class OutcomeFlagged(Event):
@@ -276,7 +313,7 @@ class PassSummary(Body):
     seat: Uuid | None
     kind: Literal["soft", "medium", "epilogue", "author", "designer"]
     trigger: str
-    status: Literal["pending", "running", "done", "failed"]
+    status: Literal["pending", "running", "done", "failed", "held"]
     error: str = optional()
 
 
@@ -359,6 +396,9 @@ class SkillAdded(Event):
 
 FRAME_EVENTS: tuple[type[Event], ...] = (
     OutcomeCreated,
+    OutcomeReleased,
+    OutcomeEdited,
+    OutcomeDiscarded,
     WindowEvent,
     WindowCancelled,
     SeatChanged,

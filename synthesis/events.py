@@ -14,7 +14,10 @@ from .event_types import (
     NarrativeRestarted,
     NarrativeToken,
     OutcomeCreated,
+    OutcomeDiscarded,
+    OutcomeEdited,
     OutcomeFlagged,
+    OutcomeReleased,
     PassFailed,
     WindowCancelled,
     WindowEvent,
@@ -132,24 +135,90 @@ def notify_liquid_flagged(liquid: Liquid) -> None:
     group_send_on_commit(gm_group(liquid.frame_id), event.wire())
 
 
-def notify_outcome(outcome: Outcome) -> None:
-    """`outcome.created`: the bones are shared with everyone in the frame; then, if the
-    secret guard flagged it, `outcome.flagged` to the GM. Call in the transaction that
-    takes `outcome.seq` with `next_seq`."""
+def held_outcome_audiences(outcome: Outcome, *, seats: list[Seat], gm_id: object) -> Audiences:
+    """Who reads a held outcome, before the GM releases it: the GM whole (and a seat the GM
+    plays); every other seat's player the empty placeholder (`held_outcome_body`); the
+    spectators nothing (their sequence skips it)."""
+    from .selectors import held_outcome_body, outcome_body
+
+    whole = {"type": "outcome.created", "outcome": outcome_body(outcome)}
+    empty = {"type": "outcome.created", "outcome": held_outcome_body(outcome)}
+    audiences: Audiences = {gm_group(outcome.frame_id): whole}
+    for seat in seats:
+        if seat.user_id is not None:
+            audiences[seat_group(outcome.frame_id, seat.pk)] = (
+                whole if seat.user_id == gm_id else empty
+            )
+    return audiences
+
+
+def notify_outcome(
+    outcome: Outcome, *, seats: list[Seat] | None = None, gm_id: object = None
+) -> None:
+    """`outcome.created`: the bones are shared with everyone in the frame (a held outcome:
+    see `held_outcome_audiences`; `seats` and the GM's user id, read here if not given);
+    then, if the secret guard flagged it, `outcome.flagged` to the GM. Call in the
+    transaction that takes `outcome.seq` with `next_seq`."""
     from .selectors import outcome_body
 
-    event = OutcomeCreated(
-        type="outcome.created", seq=outcome.seq, outcome=outcome_body(outcome)
-    ).wire()
-    for group in (frame_group(outcome.frame_id), spectator_group(outcome.frame_id)):
-        group_send_on_commit(group, event)
-    # The GM's alone, so outside the frame's sequence: sent right after the outcome it
-    # annotates (the GM's snapshot holds it too).
+    if outcome.held:
+        if seats is None or gm_id is None:
+            seats = list(Seat.objects.filter(frame_id=outcome.frame_id).only("id", "user_id"))
+            gm_id = Frame.objects.values_list("owner_id", flat=True).get(pk=outcome.frame_id)
+        audiences = held_outcome_audiences(outcome, seats=seats, gm_id=gm_id)
+        for group, fields in audiences.items():
+            group_send_on_commit(group, OutcomeCreated(**fields, seq=outcome.seq).wire())
+    else:
+        event = OutcomeCreated(
+            type="outcome.created", seq=outcome.seq, outcome=outcome_body(outcome)
+        ).wire()
+        for group in (frame_group(outcome.frame_id), spectator_group(outcome.frame_id)):
+            group_send_on_commit(group, event)
+    notify_outcome_flags(outcome)
+
+
+def notify_outcome_flags(outcome: Outcome) -> None:
+    """`outcome.flagged` to the GM, if the guard flagged it: the GM's alone, so outside the
+    frame's sequence, sent right after the outcome it annotates (the GM's snapshot holds
+    it too)."""
     if outcome.flags:
         flagged = OutcomeFlagged(
             type="outcome.flagged", outcome=str(outcome.pk), flags=outcome.flags
         )
         group_send_on_commit(gm_group(outcome.frame_id), flagged.wire())
+
+
+def notify_outcome_released(outcome: Outcome) -> None:
+    """`outcome.released`, numbered: the held outcome, whole, to everyone in the frame and
+    the spectators (their first sight of it). Under the frame's lock."""
+    from .selectors import outcome_body
+
+    notify_frame(
+        outcome.frame_id, OutcomeReleased, type="outcome.released", outcome=outcome_body(outcome)
+    )
+
+
+def notify_outcome_edited(outcome: Outcome) -> None:
+    """The GM edited an outcome's text. Released: `outcome.edited`, numbered, to everyone
+    (spectators too), then its flags, recomputed, to the GM. Held: to the GM alone,
+    unnumbered, with the flags. Under the frame's lock."""
+    from .selectors import outcome_body
+
+    if outcome.held:
+        event = OutcomeEdited(type="outcome.edited", outcome=outcome_body(outcome, gm=True))
+        group_send_on_commit(gm_group(outcome.frame_id), event.wire())
+        return
+    notify_frame(
+        outcome.frame_id, OutcomeEdited, type="outcome.edited", outcome=outcome_body(outcome)
+    )
+    flagged = OutcomeFlagged(type="outcome.flagged", outcome=str(outcome.pk), flags=outcome.flags)
+    group_send_on_commit(gm_group(outcome.frame_id), flagged.wire())
+
+
+def notify_outcome_discarded(*, frame_id: object, outcome_id: object) -> None:
+    """`outcome.discarded`, numbered, to the frame group: the held outcome is gone (the GM
+    runs its pass again); players drop its placeholder. Spectators never saw it."""
+    notify_frame(frame_id, OutcomeDiscarded, type="outcome.discarded", outcome=str(outcome_id))
 
 
 def narrative_groups(narrative: Narrative) -> list[str]:

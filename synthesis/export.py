@@ -32,7 +32,10 @@ def frame_export(access: FrameAccess) -> dict[str, Any]:
     frame = access.frame
     seats = [seat_body(seat) for seat in seats_load(frame=frame)]
     names = {seat["id"]: seat["name"] for seat in seats}
-    outcomes = list(Outcome.objects.filter(frame=frame).order_by("seq"))
+    outcomes = Outcome.objects.filter(frame=frame).order_by("seq")
+    if not access.is_gm:  # a held outcome is the GM's until released (the GM's is marked)
+        outcomes = outcomes.filter(held=False)
+    outcomes = list(outcomes)
     numbers = {str(o.pk): number for number, o in enumerate(outcomes, start=1)}
     times = [o.created_at for o in outcomes]
     liquid = liquid_seen(access).order_by("submitted_at", "id")

@@ -63,7 +63,8 @@ def _story(export: dict[str, Any], names: dict[str, str]) -> list[str]:
 
 
 def _outcome(outcome: dict[str, Any], names: dict[str, str]) -> list[str]:
-    lines = [f"### {outcome['number']}. What happened", ""]
+    held = " (held for your review)" if outcome.get("held") else ""
+    lines = [f"### {outcome['number']}. What happened{held}", ""]
     for action in outcome["actions_resolved"]:
         who = _inline(names.get(str(action.get("seat")), "Someone"))
         result = RESULTS.get(action.get("result", ""), action.get("result", ""))

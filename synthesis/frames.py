@@ -33,6 +33,7 @@ from .models import (
     FrameBan,
     FrameMode,
     FrameStatus,
+    LeakGuard,
     Liquid,
     LiquidStatus,
     LiquidVisibility,
@@ -58,6 +59,7 @@ def frame_create(
     mode: str = FrameMode.PER_CHARACTER,
     tempo: float = 1.0,
     liquid_visibility: str = LiquidVisibility.ALL,
+    leak_guard: str = LeakGuard.HOLD,
     open_seats: Iterable[object] = (),
     soft_model: LLMModel | None = None,
     medium_model: LLMModel | None = None,
@@ -87,6 +89,7 @@ def frame_create(
         mode=mode,
         tempo=tempo,
         liquid_visibility=liquid_visibility,
+        leak_guard=leak_guard,
         # None until the GM chooses: the passes then follow the cast (frame_llm.py).
         soft_model=soft_model,
         medium_model=medium_model,
@@ -114,6 +117,7 @@ FRAME_SETTINGS = (
     "tempo",
     "liquid_visibility",
     "player_faces",
+    "leak_guard",
     "soft_model",
     "medium_model",
 )

@@ -46,6 +46,14 @@ class Face(models.TextChoices):
 EXTRA_FACES = (Face.AUTHOR, Face.DESIGNER)
 
 
+class LeakGuard(models.TextChoices):
+    """What the secret guard does with an outcome that may reveal a secret (synthesis/guard.py,
+    docs/synthesis.md "The secret guard")."""
+
+    HOLD = "hold", "Hold outcomes that may reveal a secret until I review them"
+    FLAG = "flag", "Show them and flag them to me"
+
+
 def new_invite_code() -> str:
     return secrets.token_urlsafe(12)
 
@@ -80,6 +88,7 @@ class Frame(Owned):
     seq = models.BigIntegerField(default=0)  # the last frame-wide event's number
     # Which faces besides `player` the players may write in (a subset of EXTRA_FACES).
     player_faces = models.JSONField(default=list, blank=True)
+    leak_guard = models.CharField(max_length=8, choices=LeakGuard.choices, default="hold")
 
     class Meta(Owned.Meta):
         db_table = "productions_frame"  # born in productions/ (migration 0007 moved it)
@@ -228,13 +237,19 @@ class PassStatus(models.TextChoices):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    # Its outcome (or the one that resolved its liquid) is held for the GM's review
+    # (`waiting_on`): no worker holds it, no sweep touches it, its narrative waits.
+    HELD = "held"
 
 
 PASS_TRANSITIONS: dict[str, set[str]] = {
     PassStatus.PENDING: {PassStatus.RUNNING, PassStatus.FAILED},
     # Back to pending: its worker's lease lapsed (docs/tasks.md), or a GM retry.
-    PassStatus.RUNNING: {PassStatus.DONE, PassStatus.FAILED, PassStatus.PENDING},
+    PassStatus.RUNNING: {PassStatus.DONE, PassStatus.FAILED, PassStatus.PENDING, PassStatus.HELD},
     PassStatus.FAILED: {PassStatus.PENDING},
+    # Released (it keeps its outcome and goes on to its narrative) or regenerated (its
+    # bones run again): pending either way, its task enqueued (synthesis/outcomes.py).
+    PassStatus.HELD: {PassStatus.PENDING},
     PassStatus.DONE: set(),
 }
 
@@ -356,6 +371,10 @@ class Pass(models.Model):
     lease_owner = models.CharField(max_length=200, blank=True, default="")
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    # While held: the held outcome it waits for (its own, or the one that resolved its liquid).
+    waiting_on = models.ForeignKey(
+        "Outcome", null=True, blank=True, on_delete=models.SET_NULL, related_name="waiting"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -391,6 +410,16 @@ class Outcome(models.Model):
     witnesses = models.JSONField(default=list)  # seat ids, computed by the server
     liquid_ids = models.JSONField(default=list)  # the committed liquid it resolved
     flags = models.JSONField(default=list)  # the secret guard's, for the GM only
+    # Flagged in a frame that holds: only the GM reads it until released (docs/synthesis.md).
+    held = models.BooleanField(default=False)
+    released_at = models.DateTimeField(null=True, blank=True)
+    released_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    edited_at = models.DateTimeField(null=True, blank=True)
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -77,7 +77,8 @@ def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
 
 
 def outcome_body(outcome: Outcome, *, gm: bool = False) -> dict[str, Any]:
-    """An outcome as everyone reads it; the GM also reads the secret guard's flags."""
+    """An outcome as everyone reads it once released; the GM also reads the secret guard's
+    flags. A held one reaches a player only as `held_outcome_body`: see `outcome_for`."""
     body = {
         "id": str(outcome.pk),
         "seq": outcome.seq,
@@ -86,11 +87,44 @@ def outcome_body(outcome: Outcome, *, gm: bool = False) -> dict[str, Any]:
         "world_facts": outcome.world_facts,
         "interrupts": outcome.interrupts,
         "witnesses": outcome.witnesses,
+        "held": outcome.held,
+        "released_at": _stamp(outcome.released_at),
+        "edited_at": _stamp(outcome.edited_at),
         "created_at": outcome.created_at.isoformat(),
     }
     if gm:
         body["flags"] = outcome.flags
     return body
+
+
+def held_outcome_body(outcome: Outcome) -> dict[str, Any]:
+    """A held outcome as a player reads it: that a moment is under the GM's review, and
+    nothing of it (no action, fact, interrupt, witness, nor whose pass it was). The shape
+    of `outcome_body`, empty, so every reader of outcomes reads it safely."""
+    return {
+        "id": str(outcome.pk),
+        "seq": outcome.seq,
+        "seat": None,
+        "actions_resolved": [],
+        "world_facts": [],
+        "interrupts": [],
+        "witnesses": [],
+        "held": True,
+        "released_at": None,
+        "edited_at": None,
+        "created_at": outcome.created_at.isoformat(),
+    }
+
+
+def outcome_for(outcome: Outcome, *, gm: bool) -> dict[str, Any]:
+    """An outcome as this reader may read it: a held one is the GM's alone."""
+    if outcome.held and not gm:
+        return held_outcome_body(outcome)
+    return outcome_body(outcome, gm=gm)
+
+
+def _stamp(at: Any) -> str | None:
+    return at.isoformat() if at else None
 
 
 def narrative_body(narrative: Narrative) -> dict[str, Any]:
@@ -191,6 +225,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "tempo": frame.tempo,
         "liquid_visibility": frame.liquid_visibility,
         "player_faces": frame.player_faces,
+        "leak_guard": frame.leak_guard,
         "seq": seq,
         "is_gm": access.is_gm,
         "my_seats": sorted(str(seat_id) for seat_id in access.seat_ids),
@@ -203,7 +238,8 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         else None,
         "seats": [seat_body(seat) for seat in seats],
         "liquid": [liquid_body(x, readable=liquid_readable(access, x)) for x in live_liquid],
-        "outcomes": [outcome_body(o, gm=access.is_gm) for o in Outcome.objects.filter(frame=frame)],
+        # A held outcome: the GM's whole, a placeholder for the players (`outcome_for`).
+        "outcomes": [outcome_for(o, gm=access.is_gm) for o in Outcome.objects.filter(frame=frame)],
         "narratives": [narrative_body(n) for n in narratives],
         "narrators": narrators(narratives),
         "windows": [window_body(w) for w in windows],
@@ -240,7 +276,8 @@ def spectator_view(frame: Frame) -> dict[str, Any]:
         "tempo": frame.tempo,
         "seq": seq,
         "seats": [spectator_seat_body(seat) for seat in seats_load(frame=frame)],
-        "outcomes": [outcome_body(o) for o in Outcome.objects.filter(frame=frame)],
+        # Not a held one: a spectator learns of it once released (its number is a hole).
+        "outcomes": [outcome_body(o) for o in Outcome.objects.filter(frame=frame, held=False)],
         "windows": [window_body(w) for w in windows],
     }
 

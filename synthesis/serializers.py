@@ -19,6 +19,7 @@ from .models import (
     ContentType,
     Face,
     FrameMode,
+    LeakGuard,
     LiquidVisibility,
     SeatController,
 )
@@ -31,6 +32,7 @@ class FrameCreateSerializer(serializers.Serializer):
     liquid_visibility = serializers.ChoiceField(
         choices=LiquidVisibility.choices, default=LiquidVisibility.ALL
     )
+    leak_guard = serializers.ChoiceField(choices=LeakGuard.choices, default=LeakGuard.HOLD)
     open_seats = serializers.ListField(
         child=serializers.UUIDField(), required=False, default=list, max_length=100
     )
@@ -52,6 +54,7 @@ class FrameUpdateSerializer(serializers.Serializer):
         max_length=2,
         help_text="The faces besides player that players may write in (the GM: every one).",
     )
+    leak_guard = serializers.ChoiceField(choices=LeakGuard.choices, required=False)
     soft_model = OwnedRelatedField(queryset=LLMModel.objects.all(), required=False, allow_null=True)
     medium_model = OwnedRelatedField(
         queryset=LLMModel.objects.all(), required=False, allow_null=True
@@ -158,3 +161,29 @@ class ContentWriteSerializer(serializers.Serializer):
         if any(not key.strip() or len(key) > 40 for key in value):
             raise serializers.ValidationError("Field names are 1 to 40 characters.")
         return value
+
+
+# An outcome's text as the GM edits it: a little room over the bones' own bound
+# (synthesis/outcomes.py says when a text is too long).
+def _outcome_text() -> serializers.CharField:
+    return serializers.CharField(max_length=2000, allow_blank=True, trim_whitespace=False)
+
+
+class OutcomeEditSerializer(serializers.Serializer):
+    """PATCH /api/outcomes/{id}: any of the outcome's texts, in order."""
+
+    actions = serializers.ListField(
+        child=_outcome_text(),
+        required=False,
+        max_length=50,
+        help_text="Each resolved action's text (`actions_resolved[].action`), as many as it has.",
+    )
+    world_facts = serializers.ListField(
+        child=_outcome_text(), required=False, max_length=50, help_text="Its world facts."
+    )
+    interrupts = serializers.ListField(
+        child=_outcome_text(),
+        required=False,
+        max_length=50,
+        help_text="Each interrupt's reason (`interrupts[].reason`), as many as it has.",
+    )

@@ -4,7 +4,16 @@ from django.urls import re_path
 
 from lmix.urls_router import UUID_PATTERN
 
-from . import apis, ban_apis, budget_api, content_api, diagnostics_api, export_api, sheet_api
+from . import (
+    apis,
+    ban_apis,
+    budget_api,
+    content_api,
+    diagnostics_api,
+    export_api,
+    outcome_api,
+    sheet_api,
+)
 from .skills import apis as skill_apis
 
 
@@ -16,6 +25,7 @@ FRAME = uuid_arg("frame_id")
 LIQUID = uuid_arg("liquid_id")
 PASS = uuid_arg("pass_id")
 WINDOW = uuid_arg("window_id")
+OUTCOME = uuid_arg("outcome_id")
 
 urlpatterns = [
     re_path(
@@ -94,6 +104,19 @@ urlpatterns = [
     re_path(rf"^liquid/{LIQUID}/?$", apis.LiquidDetailApi.as_view(), name="liquid-detail"),
     re_path(rf"^windows/{WINDOW}/fire/?$", apis.WindowFireApi.as_view(), name="window-fire"),
     re_path(rf"^windows/{WINDOW}/cancel/?$", apis.WindowCancelApi.as_view(), name="window-cancel"),
+    re_path(
+        rf"^outcomes/{OUTCOME}/?$", outcome_api.OutcomeDetailApi.as_view(), name="outcome-detail"
+    ),
+    re_path(
+        rf"^outcomes/{OUTCOME}/release/?$",
+        outcome_api.OutcomeReleaseApi.as_view(),
+        name="outcome-release",
+    ),
+    re_path(
+        rf"^outcomes/{OUTCOME}/regenerate/?$",
+        outcome_api.OutcomeRegenerateApi.as_view(),
+        name="outcome-regenerate",
+    ),
     re_path(rf"^passes/{PASS}/retry/?$", apis.PassRetryApi.as_view(), name="pass-retry"),
     re_path(rf"^liquid/{LIQUID}/commit/?$", apis.LiquidCommitApi.as_view(), name="liquid-commit"),
     re_path(

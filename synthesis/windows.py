@@ -164,7 +164,10 @@ def _deferred_interrupt(window: Window) -> dict:
     ).values_list("interrupt", flat=True):
         taken |= set(interrupt.get("outcomes") or [interrupt.get("outcome")])
     merged: dict = {}
-    outcomes = Outcome.objects.filter(frame_id=window.frame_id, created_at__gte=window.opened_at)
+    # A held outcome's interrupts wake nobody before its release (`outcome_release`).
+    outcomes = Outcome.objects.filter(
+        frame_id=window.frame_id, created_at__gte=window.opened_at, held=False
+    )
     for outcome_id, interrupts in outcomes.order_by("seq").values_list("pk", "interrupts"):
         if str(outcome_id) in taken:
             continue

@@ -29,7 +29,7 @@ from synthesis.frame_events import lock_frame, next_seq
 from ..enqueue import state_pass_enqueue
 from ..events import notify_outcome
 from ..guard import seat_secrets, secret_flags
-from ..models import Outcome, Pass
+from ..models import Frame, FrameMode, LeakGuard, Outcome, Pass, Seat
 from .context import (
     TEXT_MAX,
     Action,
@@ -463,6 +463,8 @@ def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
             witnesses=draft.witnesses,
             liquid_ids=draft.liquid_ids,
             flags=flags,
+            # In a frame that holds: only the GM reads it until released (docs/synthesis.md).
+            held=bool(flags) and ctx.frame.leak_guard == LeakGuard.HOLD,
         )
         route_bones(ctx, outcome)
         return outcome
@@ -493,20 +495,29 @@ def _check_storable(ctx: MediumContext, lease: PassLease) -> None:
 def route_bones(ctx: MediumContext, outcome: Outcome) -> None:
     """Broadcast the outcome to the frame, wake each interrupted character's pass (not in a
     shared frame), and let the AI-played characters it involves answer. In the storing
-    transaction: an outcome is never stored without its interrupts."""
+    transaction: an outcome is never stored without its interrupts. A held outcome is only
+    announced (whole to the GM, a placeholder to the players): its interrupts and the AI
+    seats' reactions wait for its release (`outcome_reactions`)."""
+    notify_outcome(outcome, seats=ctx.seats, gm_id=ctx.frame.owner_id)
+    if not outcome.held:
+        outcome_reactions(outcome, frame=ctx.frame, seats=ctx.seats)
+
+
+def outcome_reactions(outcome: Outcome, *, frame: Frame, seats: list[Seat]) -> None:
+    """What an outcome sets off once everyone may read it: each interrupted character's
+    pass wakes (not in a shared frame), and, after commit, the AI seats it involves act."""
     from ..ai_seats import ai_react
     from ..windows import window_interrupt
 
-    notify_outcome(outcome)
     # A shared frame narrates the interrupt to everyone at once; it wakes nobody's pass.
-    for interrupt in [] if ctx.shared else outcome.interrupts:
+    for interrupt in [] if frame.mode == FrameMode.SHARED else outcome.interrupts:
         window_interrupt(
-            frame=ctx.frame,
+            frame=frame,
             seat_id=uuid.UUID(interrupt["seat"]),
             outcome=outcome,
             reason=interrupt["reason"],
         )
     # After the outcome is out: the AI seats' reactions never delay it, nor does the
     # witnesses' state pass (queued: synthesis/state/run.py).
-    transaction.on_commit(lambda: ai_react(outcome=outcome, frame=ctx.frame, seats=ctx.seats))
+    transaction.on_commit(lambda: ai_react(outcome=outcome, frame=frame, seats=seats))
     transaction.on_commit(lambda: state_pass_enqueue(outcome.pk))

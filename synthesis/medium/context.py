@@ -259,7 +259,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None, flesh: bool = False) -> M
     interrupt_outcome = None
     if pass_.trigger == Trigger.INTERRUPT and pass_.interrupt.get("outcome"):
         interrupt_outcome = Outcome.objects.filter(
-            frame=frame, pk=_uuid(pass_.interrupt["outcome"])
+            frame=frame, pk=_uuid(pass_.interrupt["outcome"]), held=False
         ).first()
     resolved_before = {x.pk: resolved[x.pk] for x in own if x.pk in resolved}
     keep = settings.LMIX_MEDIUM_NARRATIVES_CONTEXT
@@ -268,6 +268,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None, flesh: bool = False) -> M
         seat,
         newest,
         narrated=newest_first[0].outcome_ids if newest_first else [],
+        narrated_at=newest_first[0].created_at if newest_first else None,
         must={*resolved_before.values(), *_seq_of(interrupt_outcome)},
     )
     production = frame.production
@@ -342,19 +343,42 @@ def _resolved_seqs(
 
 
 def _outcomes(
-    frame: Frame, seat: Seat, newest: list[Outcome], *, narrated: list, must: set[int]
+    frame: Frame,
+    seat: Seat,
+    newest: list[Outcome],
+    *,
+    narrated: list,
+    must: set[int],
+    narrated_at: datetime | None = None,
 ) -> list[Outcome]:
     """Of the frame's `newest` outcomes (`NEWEST_OUTCOMES`), those after the ones the
     pass's last narrative told (`narrated`, its outcome ids) that the seat witnessed, plus
-    those it must know (its own action's, the interrupt's), oldest first."""
+    those it must know (its own action's, the interrupt's), oldest first; never a held one."""
     # Narrated outcomes older than all of these leave every one of them untold.
     told = {str(pk) for pk in narrated}
     after = max((o.seq for o in newest if str(o.pk) in told), default=0)
-    chosen = {o.seq: o for o in newest if o.seq > after and str(seat.pk) in (o.witnesses or [])}
-    missing = must - chosen.keys()
+    # A held outcome is the GM's until released: in no prompt (a pass it concerns waits
+    # for it, held: synthesis/medium/run.py `_held`). `_resolved_seqs` still counts it.
+    # One released since the last narrative was told is new to it, however old its seq.
+    chosen = {
+        o.seq: o
+        for o in newest
+        if (o.seq > after or _released_since(o, told, narrated_at))
+        and str(seat.pk) in (o.witnesses or [])
+        and not o.held
+    }
+    missing = must - chosen.keys() - {o.seq for o in newest if o.held}
     if missing:
-        chosen.update({o.seq: o for o in Outcome.objects.filter(frame=frame, seq__in=missing)})
+        rows = Outcome.objects.filter(frame=frame, seq__in=missing, held=False)
+        chosen.update({o.seq: o for o in rows})
     return [chosen[seq] for seq in sorted(chosen)]
+
+
+def _released_since(outcome: Outcome, told: set[str], narrated_at: datetime | None) -> bool:
+    """A held outcome the GM released after the pass's last narrative, which could not
+    tell it (`_outcomes`)."""
+    released = outcome.released_at
+    return bool(released and narrated_at and released > narrated_at and str(outcome.pk) not in told)
 
 
 def _seq_of(outcome: Outcome | None) -> set[int]:

@@ -42,6 +42,7 @@ from ..models import (
     PASS_TRANSITIONS,
     Narrative,
     NarrativeStatus,
+    Outcome,
     Pass,
     PassKind,
     PassStatus,
@@ -49,7 +50,7 @@ from ..models import (
     WindowStatus,
 )
 from .bones import bones_step, stored_outcome
-from .context import FRAME_RELATED, LeaseLost, PassLease, gather
+from .context import FRAME_RELATED, LeaseLost, MediumContext, PassLease, gather
 from .flesh import flesh_step, route_flesh
 
 logger = logging.getLogger(__name__)
@@ -188,11 +189,56 @@ def _bones_run(pass_: Pass, lease: PassLease) -> bool:
     if not ctx.own and (ctx.shared or (outcome is None and not ctx.interrupt_reason)):
         route_flesh(ctx, None, lease=lease)  # nothing left to resolve or narrate
         return True
+    if _held(pass_, ctx, outcome, lease):
+        return True
     if not lease_hand_over(MEDIUM, pass_.pk, FLESH, where=lease.where):
         raise LeaseLost()
     pass_id = pass_.pk
     transaction.on_commit(lambda: flesh_enqueue(pass_id))
     return False
+
+
+def _held(pass_: Pass, ctx: MediumContext, outcome: Outcome | None, lease: PassLease) -> bool:
+    """If the outcome the pass would narrate is held (its own, or one that resolved its
+    liquid together with another character's: `ctx.resolved_before`), the pass waits,
+    held, for its release (`outcome_release`) or its regeneration (`outcome_regenerate`):
+    its narrative would tell what the GM has not released. Under the frame's lock, which
+    those take too, so a release never misses a pass that is just stopping."""
+    seqs = set(ctx.resolved_before.values())
+    if outcome is not None and outcome.held:
+        seqs.add(outcome.seq)
+    if not seqs:
+        return False  # an outcome stored unheld is never held later
+    with transaction.atomic():
+        lock_frame(pass_.frame_id)
+        found = {o.seq: o for o in Outcome.objects.filter(frame_id=ctx.frame.pk, seq__in=seqs)}
+        if seqs - found.keys():
+            # The GM regenerated one since this run gathered: its bones run again.
+            if not Pass.move(
+                pass_.pk,
+                PassStatus.PENDING,
+                only_from=(PassStatus.RUNNING,),
+                where=lease.where,
+                lease_owner="",
+                heartbeat_at=None,
+            ):
+                raise LeaseLost()
+            transaction.on_commit(lambda: _enqueue(pass_.pk))
+            return True
+        held = next((found[seq] for seq in sorted(found) if found[seq].held), None)
+        if held is None:
+            return False
+        if not Pass.move(
+            pass_.pk,
+            PassStatus.HELD,
+            only_from=(PassStatus.RUNNING,),
+            where=lease.where,
+            waiting_on=held,
+            lease_owner="",
+            heartbeat_at=None,
+        ):
+            raise LeaseLost()
+    return True
 
 
 def _flesh_run(pass_: Pass, lease: PassLease) -> bool:

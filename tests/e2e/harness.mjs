@@ -316,9 +316,17 @@ export async function startLmix(dataDir) {
  * The fake OpenAI-compatible server (tests/fakes/llm_server.py); resolves with its base URL.
  * `delay`: seconds before every answer (a model seen "thinking").
  */
-export async function startFakeLLM(dataDir, { delay = 0 } = {}) {
+export async function startFakeLLM(dataDir, { delay = 0, structured = null } = {}) {
   const logFile = path.join(dataDir, 'fake-llm.log')
-  const args = ['-m', 'tests.fakes.llm_server', '--port', '0', ...(delay ? ['--delay', String(delay)] : [])]
+  const args = [
+    '-m',
+    'tests.fakes.llm_server',
+    '--port',
+    '0',
+    ...(delay ? ['--delay', String(delay)] : []),
+    // The JSON answer to every structured request (a bones answer, say).
+    ...(structured ? ['--structured', JSON.stringify(structured)] : []),
+  ]
   const child = spawn(PYTHON, args, {
     cwd: REPO,
     env: { ...process.env, PYTHONUNBUFFERED: '1' },

@@ -471,6 +471,12 @@ def _format(request: RecordedRequest) -> str:
     return f"{kind}+schema" if kind == "json_object" and "schema" in wanted else kind
 
 
+def _structured(request: RecordedRequest) -> bool:
+    """Whether a request asks for a structured answer (a JSON response format or tools)."""
+    body = request.body if isinstance(request.body, dict) else {}
+    return _format(request) != "text" or bool(body.get("tools"))
+
+
 def _models_body(models: list[str]) -> dict[str, Any]:
     # One shape both SDKs accept: OpenAI's list plus Anthropic's paging fields.
     data = [
@@ -537,12 +543,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--delay", type=float, default=0.0, help="seconds before every answer (a model thinking)"
     )
+    parser.add_argument(
+        "--structured",
+        default=None,
+        help="the JSON answer to every structured request (a json response format or tools)",
+    )
     args = parser.parse_args(argv)
     server = FakeLLMServer(args.host, args.port, default_text=args.text)
-    if args.chunk_delay or args.delay:
-        server.responder = lambda request: Reply(
-            text=args.text, chunk_delay=args.chunk_delay, delay=args.delay
-        )
+    structured = json.loads(args.structured) if args.structured else None
+    if args.chunk_delay or args.delay or structured is not None:
+
+        def respond(request: RecordedRequest) -> Reply:
+            if structured is not None and _structured(request):
+                return Reply(data=structured, delay=args.delay)
+            return Reply(text=args.text, chunk_delay=args.chunk_delay, delay=args.delay)
+
+        server.responder = respond
     print(f"LISTENING {server.base_url}", flush=True)
     try:
         server._httpd.serve_forever()

@@ -12,7 +12,7 @@ from channels.testing import WebsocketCommunicator
 from django.urls import resolve
 
 from synthesis import urls as synthesis_urls
-from synthesis.models import Content, Frame, Liquid, Pass, Seat, TableTalk, Window
+from synthesis.models import Content, Frame, Liquid, Outcome, Pass, Seat, TableTalk, Window
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene
@@ -81,6 +81,13 @@ ENDPOINTS = {
     ("window-fire", "post"): ("/api/windows/{window}/fire", "window", None),
     ("window-cancel", "post"): ("/api/windows/{window}/cancel", "window", None),
     ("pass-retry", "post"): ("/api/passes/{failed_pass}/retry", "failed_pass", None),
+    ("outcome-detail", "patch"): (
+        "/api/outcomes/{outcome}",
+        "outcome",
+        {"world_facts": ["OUTSIDER-EDIT"]},
+    ),
+    ("outcome-release", "post"): ("/api/outcomes/{outcome}/release", "outcome", None),
+    ("outcome-regenerate", "post"): ("/api/outcomes/{outcome}/regenerate", "outcome", None),
 }
 # Routes of synthesis/urls.py that are not inside one frame: creating one from a
 # production, the caller's list, and what an invite or spectator code opens.
@@ -99,7 +106,8 @@ HANDLERS = ("get", "post", "put", "patch", "delete")
 
 class Table(Scene):
     """The scene with something in every place an outsider might reach for: Alice's
-    submitted intention, Bob's open window and a failed medium pass."""
+    submitted intention, Bob's open window, a failed medium pass and an outcome held for
+    the GM's review."""
 
     def __init__(self, gm) -> None:
         super().__init__(gm)
@@ -113,8 +121,17 @@ class Table(Scene):
             status="failed",
             window=self.window(self.tony, status="failed"),
         )
+        self.outcome = Outcome.objects.create(
+            frame=self.frame,
+            seq=1,
+            seat=self.alice,
+            world_facts=["HELD-FACT"],
+            flags=[{"kind": "internal_truth", "owner": "Bob", "excerpt": "x"}],
+            held=True,
+        )
         self.ids = {
             "frame": str(self.frame.id),
+            "outcome": str(self.outcome.id),
             "alice": str(self.alice.id),
             "liquid": str(self.liquid.id),
             "window": str(self.open_window.id),
@@ -140,6 +157,11 @@ class Table(Scene):
                 Window.objects.filter(frame=frame).values_list("id", "status", "expires_at")
             ),
             "passes": sorted(Pass.objects.filter(frame=frame).values_list("id", "status")),
+            "outcomes": sorted(
+                Outcome.objects.filter(frame=frame).values_list(
+                    "id", "held", "world_facts", "edited_at"
+                )
+            ),
             "talk": TableTalk.objects.filter(frame=frame).count(),
             "content": Content.objects.filter(frame=frame).count(),
         }

@@ -6,6 +6,9 @@ export type ServerMessage =
   TurnEvent | TurnRerun | TurnToken | TurnsDeleted | Autoplay | DraftToken | DraftDone | DraftFailed
 export type FrameMessage =
   | OutcomeCreated
+  | OutcomeReleased
+  | OutcomeEdited
+  | OutcomeDiscarded
   | WindowEvent
   | WindowCancelled
   | SeatChanged
@@ -102,13 +105,20 @@ export interface DraftFailed {
   draft: string
   error: string
 }
+/**
+ * To the frame group (and spectators); a held one to the GM whole and to each seat's
+ * player empty, in one `seq` (spectators skip it).
+ */
 export interface OutcomeCreated {
   type: 'outcome.created'
   seq: number
   outcome: OutcomeBody
 }
 /**
- * The shared bones of what happened; `flags` only in the GM's snapshot.
+ * The shared bones of what happened; `flags` only in the GM's snapshot. A held outcome
+ * (the secret guard flagged it in a frame that holds: docs/synthesis.md) reaches players
+ * empty (`held` true, no seat, no action, fact, interrupt or witness) until the GM
+ * releases it; the GM reads it whole.
  */
 export interface OutcomeBody {
   id: string
@@ -125,11 +135,42 @@ export interface OutcomeBody {
     reason: string
   }[]
   witnesses: string[]
+  held: boolean
+  released_at: string | null
+  /**
+   * The GM's last edit of its text, if any.
+   */
+  edited_at: string | null
   created_at: string
   flags?: {
     kind: string
     detail: string
   }[]
+}
+/**
+ * The GM released a held outcome: now everyone's, whole (the GM's flags stay).
+ */
+export interface OutcomeReleased {
+  type: 'outcome.released'
+  seq: number
+  outcome: OutcomeBody
+}
+/**
+ * The GM edited an outcome's text: numbered to everyone once released; while held,
+ * unnumbered to the GM alone (with the flags recomputed).
+ */
+export interface OutcomeEdited {
+  type: 'outcome.edited'
+  outcome: OutcomeBody
+  seq?: number
+}
+/**
+ * The GM threw a held outcome away to run its pass again: readers drop it.
+ */
+export interface OutcomeDiscarded {
+  type: 'outcome.discarded'
+  seq: number
+  outcome: string
 }
 export interface WindowEvent {
   type: 'window.opened' | 'window.fired' | 'window.done' | 'window.failed'
@@ -352,7 +393,7 @@ export interface PassSummary {
   seat: string | null
   kind: 'soft' | 'medium' | 'epilogue' | 'author' | 'designer'
   trigger: string
-  status: 'pending' | 'running' | 'done' | 'failed'
+  status: 'pending' | 'running' | 'done' | 'failed' | 'held'
   error?: string
 }
 /**

@@ -14,6 +14,8 @@ import type {
   Liquid,
   Narrative,
   Outcome,
+  OutcomeEditInput,
+  OutcomeRegenerated,
   PassInfo,
   PassStatus,
   Seat,
@@ -108,6 +110,16 @@ export const listPasses = (id: string) => http.get<PassInfo[]>(`${one(id)}/passe
 
 export const retryPass = (passId: string) =>
   http.post<{ id: string; status: PassStatus }>(`/api/passes/${encodeURIComponent(passId)}/retry`)
+
+// ---- the GM's review of outcomes (the secret guard holds what may reveal a secret) ----
+
+const outcomeUrl = (id: string) => `/api/outcomes/${encodeURIComponent(id)}`
+/** Release a held outcome: everyone reads it now, and what waited for it follows. */
+export const releaseOutcome = (id: string) => http.post<Outcome>(`${outcomeUrl(id)}/release`)
+/** Rewrite an outcome's texts (recorded with who and when). */
+export const editOutcome = (id: string, input: OutcomeEditInput) => http.patch<Outcome>(outcomeUrl(id), input)
+/** Throw a held outcome away and run its pass again. */
+export const regenerateOutcome = (id: string) => http.post<OutcomeRegenerated>(`${outcomeUrl(id)}/regenerate`)
 
 // ---- liquid ----
 

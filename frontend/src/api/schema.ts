@@ -831,6 +831,67 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/outcomes/{outcome_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * @description GM: rewrite an outcome's texts (each action, each world fact, each interrupt's
+         *     reason); the edit is recorded with who and when, and the secret guard looks again.
+         *     Everyone is told of a released outcome's edit; a held one stays yours.
+         */
+        patch: operations["outcomes_partial_update"];
+        trace?: never;
+    };
+    "/api/outcomes/{outcome_id}/regenerate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: throw a held outcome away and run its pass again (the model is asked anew);
+         *     the players' placeholder goes.
+         */
+        post: operations["outcomes_regenerate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outcomes/{outcome_id}/release/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: release a held outcome: everyone reads it now, then its interrupts, the AI
+         *     seats' reactions and the narratives that waited for it follow.
+         */
+        post: operations["outcomes_release_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/passes/{pass_id}/retry/": {
         parameters: {
             query?: never;
@@ -1631,6 +1692,10 @@ export type components = {
                 reason: string;
             }[];
             witnesses: string[];
+            held: boolean;
+            released_at: string | null;
+            /** @description The GM's last edit of its text, if any. */
+            edited_at: string | null;
             created_at: string;
             /** @default null */
             flags?: {
@@ -1776,6 +1841,8 @@ export type components = {
             tempo?: number;
             /** @default all */
             liquid_visibility?: components["schemas"]["LiquidVisibility"];
+            /** @default hold */
+            leak_guard?: components["schemas"]["LeakGuard"];
             open_seats?: string[];
             /** Format: uuid */
             soft_model?: string | null;
@@ -1872,6 +1939,8 @@ export type components = {
             tempo: number;
             liquid_visibility: components["schemas"]["LiquidVisibility"];
             player_faces: components["schemas"]["PlayerFacesEnum"][];
+            /** @description hold: an outcome the secret guard flags waits for the GM's review; flag: everyone reads it and the GM is warned. */
+            leak_guard: components["schemas"]["LeakGuard"];
             seq: number;
             is_gm: boolean;
             my_seats: string[];
@@ -2023,6 +2092,12 @@ export type components = {
             config?: unknown;
             is_default?: boolean;
         };
+        /**
+         * @description * `hold` - Hold outcomes that may reveal a secret until I review them
+         *     * `flag` - Show them and flag them to me
+         * @enum {string}
+         */
+        LeakGuard: "hold" | "flag";
         /** @enum {string} */
         LevelEnum: "stranger" | "acquaintance" | "friend" | "close friend" | "soulmate";
         /**
@@ -2174,7 +2249,10 @@ export type components = {
         NarrativeStatus: "streaming" | "done" | "failed";
         /**
          * OutcomeBody
-         * @description The shared bones of what happened; `flags` only in the GM's snapshot.
+         * @description The shared bones of what happened; `flags` only in the GM's snapshot. A held outcome
+         *     (the secret guard flagged it in a frame that holds: docs/synthesis.md) reaches players
+         *     empty (`held` true, no seat, no action, fact, interrupt or witness) until the GM
+         *     releases it; the GM reads it whole.
          */
         OutcomeBody: {
             id: string;
@@ -2191,12 +2269,23 @@ export type components = {
                 reason: string;
             }[];
             witnesses: string[];
+            held: boolean;
+            released_at: string | null;
+            /** @description The GM's last edit of its text, if any. */
+            edited_at: string | null;
             created_at: string;
             /** @default null */
             flags?: {
                 kind: string;
                 detail: string;
             }[];
+        };
+        /**
+         * OutcomeRegenerated
+         * @description A held outcome thrown away: the passes that run their bones again.
+         */
+        OutcomeRegenerated: {
+            passes: components["schemas"]["PassAccepted"][];
         };
         /** PassAccepted */
         PassAccepted: {
@@ -2259,7 +2348,7 @@ export type components = {
          */
         PassList: components["schemas"]["PassInfo"][];
         /** @enum {string} */
-        PassStatus: "pending" | "running" | "done" | "failed";
+        PassStatus: "pending" | "running" | "done" | "failed" | "held";
         PasswordChangeInputRequest: {
             old_password: string;
             new_password: string;
@@ -2299,6 +2388,7 @@ export type components = {
             liquid_visibility?: components["schemas"]["LiquidVisibility"];
             /** @description The faces besides player that players may write in (the GM: every one). */
             player_faces?: components["schemas"]["PlayerFacesEnum"][];
+            leak_guard?: components["schemas"]["LeakGuard"];
             /** Format: uuid */
             soft_model?: string | null;
             /** Format: uuid */
@@ -2334,6 +2424,15 @@ export type components = {
              */
             persona?: string | null;
             priority?: number;
+        };
+        /** @description PATCH /api/outcomes/{id}: any of the outcome's texts, in order. */
+        PatchedOutcomeEditRequest: {
+            /** @description Each resolved action's text (`actions_resolved[].action`), as many as it has. */
+            actions?: string[];
+            /** @description Its world facts. */
+            world_facts?: string[];
+            /** @description Each interrupt's reason (`interrupts[].reason`), as many as it has. */
+            interrupts?: string[];
         };
         PatchedPersonaRequest: {
             name?: string;
@@ -4241,6 +4340,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModelTestResult"];
+                };
+            };
+        };
+    };
+    outcomes_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                outcome_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedOutcomeEditRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomeBody"];
+                };
+            };
+        };
+    };
+    outcomes_regenerate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                outcome_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomeRegenerated"];
+                };
+            };
+        };
+    };
+    outcomes_release_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                outcome_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomeBody"];
                 };
             };
         };

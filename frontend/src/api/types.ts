@@ -115,6 +115,13 @@ export type FrameStatus = Schemas['FrameStatus']
 export type FrameMode = Schemas['FrameMode']
 /** Who reads submitted intentions: everyone, each player their own, or only the GM. */
 export type LiquidVisibility = Schemas['LiquidVisibility']
+/** What the secret guard does with an outcome that may reveal a secret: hold it for the GM's review, or show it and flag it. */
+export type LeakGuard = Schemas['LeakGuard']
+/** The choices of `LeakGuard` as the GM's forms word them. */
+export const LEAK_GUARDS: { value: LeakGuard; label: string }[] = [
+  { value: 'hold', label: 'Hold outcomes that may reveal a secret until I review them' },
+  { value: 'flag', label: 'Show them and flag them to me' },
+]
 export type SeatController = Schemas['SeatController']
 
 /** GET /api/frames: a frame I run or sit in (my character, whom a running round waits for). */
@@ -143,6 +150,10 @@ export type FaceResult = NonNullable<Liquid['result']>
 export type ActionResult = 'success' | 'partial' | 'failure' | 'interrupted'
 /** The shared bones of what happened; `seq` is the frame's sequence number. */
 export type Outcome = Schemas['OutcomeBody']
+/** PATCH /api/outcomes/{id}: the GM's new texts of an outcome (each action, each fact, each interrupt's reason). */
+export type OutcomeEditInput = Schemas['PatchedOutcomeEditRequest']
+/** POST /api/outcomes/{id}/regenerate: the passes that run their bones again. */
+export type OutcomeRegenerated = Schemas['OutcomeRegenerated']
 /** A guard's warning on an outcome (GM only): e.g. it repeats a secret. */
 export type OutcomeFlag = NonNullable<Outcome['flags']>[number]
 

@@ -25,6 +25,10 @@ describe('alertsIn', () => {
   it('leaves out what was seen', () => {
     const s = state({ outcomes: [makeOutcome({ id: 'o1', seq: 1 }), makeOutcome({ id: 'o2', seq: 2 })] })
     expect(unseen(alertsIn(s, SEATS.alice), new Set(['outcome:o1'])).map((a) => a.key)).toEqual(['outcome:o2'])
+    // A held outcome's release is news again: its text arrives only then.
+    const held = state({ outcomes: [makeOutcome({ id: 'o3', seq: 3, held: true })] })
+    expect(alertsIn(held, SEATS.alice).map((a) => a.key)).toEqual(['held:o3'])
+    expect(unseen(alertsIn(s, SEATS.alice), new Set(['held:o2'])).map((a) => a.key)).toEqual(['outcome:o1', 'outcome:o2'])
   })
 })
 

@@ -15,11 +15,12 @@ export interface Alert {
 
 /**
  * Everything in the state a reader is alerted to, keyed so that what is new is what a
- * remembered set lacks: every outcome, each finished story of their seat (or the shared
+ * remembered set lacks: every outcome (held, then released), each finished story of their seat (or the shared
  * one), and their seat's open window.
  */
 export function alertsIn(state: FrameState, mySeat: string | null): Alert[] {
-  const alerts: Alert[] = state.outcomes.map((o) => ({ key: `outcome:${o.id}`, kind: 'outcome' as const }))
+  // A held outcome (the GM reviews it) is one thing; its release, which brings its text, another.
+  const alerts: Alert[] = state.outcomes.map((o) => ({ key: `${o.held ? 'held' : 'outcome'}:${o.id}`, kind: 'outcome' as const }))
   for (const n of Object.values(state.narratives)) {
     if (n.status === 'done' && (n.seat === mySeat || n.shared)) alerts.push({ key: `story:${n.id}`, kind: 'story' })
   }

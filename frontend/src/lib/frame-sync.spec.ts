@@ -32,9 +32,10 @@ const view = (s: FrameState) => ({
 function replay(taken: FrameView, events: FrameMessage[], announced?: Set<string>): FrameState {
   let state = fromSnapshot(taken)
   for (const event of events) {
-    if ('seq' in event) {
-      if (event.seq <= state.seq) continue // the snapshot already holds it
-      expect(event.seq, `a gap before ${event.type}`).toBe(state.seq + 1)
+    const seq = 'seq' in event ? event.seq : undefined // the GM's unnumbered edits have none
+    if (seq !== undefined) {
+      if (seq <= state.seq) continue // the snapshot already holds it
+      expect(seq, `a gap before ${event.type}`).toBe(state.seq + 1)
     }
     if (announced && 'window' in event) {
       const starts = event.type === 'window.opened' || event.type === 'window.fired'

@@ -172,6 +172,37 @@ describe('applying events', () => {
     expect(s.outcomes.map((o) => o.id)).toEqual(['a'])
   })
 
+  it('shows a player a held outcome as a placeholder, then the outcome once released, and drops a discarded one', () => {
+    const placeholder = makeOutcome({ id: 'h', seq: 2, held: true, seat: null, actions_resolved: [], world_facts: [], interrupts: [], witnesses: [] })
+    const whole = makeOutcome({ id: 'h', seq: 2, released_at: '2025-01-01T00:01:00Z', world_facts: ['It is out.'] })
+    const s = play(fromSnapshot(makeFrameView({ seq: 1 })), [
+      { type: 'outcome.created', seq: 2, outcome: placeholder },
+      { type: 'outcome.released', seq: 3, outcome: whole },
+    ])
+    expect(s.outcomes).toEqual([whole])
+    const other = makeOutcome({ id: 'x', seq: 4, held: true, seat: null, actions_resolved: [], world_facts: [], interrupts: [], witnesses: [] })
+    const gone = play(s, [
+      { type: 'outcome.created', seq: 4, outcome: other },
+      { type: 'outcome.discarded', seq: 5, outcome: 'x' },
+    ])
+    expect(gone.outcomes.map((o) => o.id)).toEqual(['h'])
+    // A spectator never saw it held: the release is their first sight of it.
+    expect(play(fromSnapshot(makeFrameView({ seq: 2 })), [{ type: 'outcome.released', seq: 3, outcome: whole }]).outcomes).toEqual([whole])
+  })
+
+  it('takes the GM’s edits: unnumbered while held (with the flags), numbered once released (flags kept)', () => {
+    const flag = { kind: 'internal_truth', detail: 'x' }
+    const held = makeOutcome({ id: 'h', seq: 2, held: true, flags: [flag] })
+    const start = fromSnapshot(makeFrameView({ seq: 2, is_gm: true, outcomes: [held] }))
+    const edited = { ...held, world_facts: ['Calm.'], flags: [], edited_at: '2025-01-01T00:02:00Z' }
+    const s = play(start, [{ type: 'outcome.edited', outcome: edited }])
+    expect(s.seq).toBe(2)
+    expect(s.outcomes[0]).toEqual(edited)
+    const { flags: _f, ...publicBody } = { ...edited, held: false, world_facts: ['Loud.'] }
+    const after = play(s, [{ type: 'outcome.edited', seq: 3, outcome: publicBody }])
+    expect(after.outcomes[0]).toMatchObject({ world_facts: ['Loud.'], held: false, flags: [] })
+  })
+
   it('keeps the guard’s flags on an AI seat’s intention beside those the snapshot brought', () => {
     const flag = { kind: 'secret', detail: 'repeats Tony’s internal truth' }
     const s = play(fromSnapshot(makeFrameView({ seq: 1, liquid_flags: { l1: [flag] } })), [

@@ -82,6 +82,7 @@ export function fromSpectatorView(view: SpectatorView): FrameState {
     production: '',
     liquid_visibility: 'gm',
     player_faces: [],
+    leak_guard: 'hold',
     is_gm: false,
     my_seats: [],
     invite_code: null,
@@ -200,6 +201,19 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
     case 'outcome.created':
       if (state.outcomes.some((o) => o.id === msg.outcome.id)) return done({})
       return done({ outcomes: [...state.outcomes, msg.outcome].sort((a, b) => a.seq - b.seq) })
+    case 'outcome.released':
+    case 'outcome.edited': {
+      // Released: now everyone's, whole (a spectator's first sight of it). Edited: its new
+      // text (the GM's while held, with its flags; everyone's once released, the GM's
+      // flags kept until `outcome.flagged` follows).
+      const known = state.outcomes.find((o) => o.id === msg.outcome.id)
+      if (!known) return done({ outcomes: [...state.outcomes, msg.outcome].sort((a, b) => a.seq - b.seq) })
+      const next = { ...known, ...msg.outcome }
+      return done({ outcomes: state.outcomes.map((o) => (o.id === next.id ? next : o)) })
+    }
+    case 'outcome.discarded':
+      // The GM regenerates a held outcome: its placeholder goes; its pass runs again.
+      return done({ outcomes: state.outcomes.filter((o) => o.id !== msg.outcome) })
     case 'outcome.flagged':
       // The guard's warnings (GM only), after the outcome itself; an unknown outcome comes with the next re-read.
       if (!state.outcomes.some((o) => o.id === msg.outcome)) return done({})
@@ -324,6 +338,15 @@ export function seatFailure(state: FrameState, seat: string): { error: string } 
   const failedWindow = Object.values(state.windows).some((w) => w.seat === seat && w.status === 'failed')
   if (!passes.length && !failedWindow) return null
   return { error: passes.map((p) => p.error).find((e) => !!e) ?? '' }
+}
+
+/** An outcome held for the GM's review (the secret guard flagged it): players hold an empty placeholder until the GM releases it. */
+export const outcomeHeld = (o: Outcome): boolean => o.held
+
+/** A guard's flag as one line: what kind of secret, whose, and the words it repeats (older flags say `detail`). */
+export function flagLine(f: { kind: string; detail?: string; owner?: string; excerpt?: string }): string {
+  const what = f.excerpt ? `“${f.excerpt}”` : (f.detail ?? '')
+  return [f.kind.replaceAll('_', ' '), f.owner ? `of ${f.owner}` : '', what].filter(Boolean).join(' ')
 }
 
 /** Whether this reader may read the liquid's text (it arrives without it otherwise). */

@@ -160,6 +160,9 @@ export function makeOutcome(over: Partial<Outcome> & { id: string; seq: number }
     world_facts: ['The door is open.'],
     interrupts: [],
     witnesses: [SEATS.alice, SEATS.bob],
+    held: false,
+    released_at: null,
+    edited_at: null,
     created_at: '2025-01-01T00:00:10Z',
     ...over,
   }
@@ -205,6 +208,7 @@ export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
     tempo: 1,
     liquid_visibility: 'all',
     player_faces: [],
+    leak_guard: 'hold',
     seq: 0,
     is_gm: false,
     my_seats: [SEATS.alice],

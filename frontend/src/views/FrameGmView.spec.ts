@@ -349,6 +349,16 @@ describe('FrameGmView', () => {
     expect(w.find(q('outcome-flag')).exists()).toBe(true)
   })
 
+  it('says how many moments wait for the GM’s review, and none once released', async () => {
+    const w = await mountView(gmView({ outcomes: [makeOutcome({ id: 'o1', seq: 3, held: true, flags: [{ kind: 'secret', detail: 'Names the smuggler.' }] })] }), [])
+    expect(w.find(q('held-count')).text()).toContain('One moment waits for your review')
+    expect(w.find(q('outcome-release')).exists()).toBe(true)
+    FakeSocket.last!.push({ type: 'outcome.released', seq: 5, outcome: makeOutcome({ id: 'o1', seq: 3, released_at: '2025-01-01T00:01:00Z' }) })
+    await flushPromises()
+    expect(w.find(q('held-count')).exists()).toBe(false)
+    expect(w.find(q('outcome-flag')).exists()).toBe(true) // the guard's flags stay the GM's to read
+  })
+
   it('shows which model plays each pass and saves new settings', async () => {
     const cast = { id: 'm-cast', name: 'Smol', source: 'assistant' as const }
     const models = {
@@ -373,6 +383,7 @@ describe('FrameGmView', () => {
     await w.find(q('settings-tempo')).setValue('0.5')
     await w.find(q('settings-medium_model')).setValue('m-big')
     await w.find(q('settings-face-author')).setValue(true)
+    await w.find(q('settings-leak_guard')).setValue('flag')
     await w.find(q('settings-form')).trigger('submit')
     await flushPromises()
     expect(api.updateFrame).toHaveBeenCalledWith('frame1', {
@@ -380,6 +391,7 @@ describe('FrameGmView', () => {
       tempo: 0.5,
       liquid_visibility: 'all',
       player_faces: ['author'],
+      leak_guard: 'flag',
       soft_model: null,
       medium_model: 'm-big',
     })

@@ -1,0 +1,69 @@
+"""REST endpoints of the GM's tools on an outcome (synthesis/outcomes.py): release a held
+one, edit the text of any one, regenerate a held one."""
+
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lmix.answers import answer
+from lmix.errors import ApplicationError
+
+from .answers import OutcomeRegenerated
+from .event_types import OutcomeBody
+from .frame_selectors import frame_access_or_404
+from .models import Outcome
+from .outcomes import outcome_edit, outcome_regenerate, outcome_release
+from .selectors import outcome_body
+from .serializers import OutcomeEditSerializer
+
+NO_SUCH = "No such outcome."
+
+
+def _outcome_for_gm(request: Request, outcome_id: str) -> Outcome:
+    """The outcome, for its frame's GM: a player of the frame gets 403, anyone else the
+    404 a missing outcome gets (they cannot tell whether it exists)."""
+    outcome = Outcome.objects.filter(pk=outcome_id).first()
+    if outcome is None:
+        raise ApplicationError(NO_SUCH, status_code=404)
+    try:
+        access = frame_access_or_404(user=request.user, frame_id=outcome.frame_id)
+    except Http404:
+        raise ApplicationError(NO_SUCH, status_code=404) from None
+    if not access.is_gm:
+        raise ApplicationError("Only the frame's GM reviews its outcomes.", status_code=403)
+    return outcome
+
+
+class OutcomeDetailApi(APIView):
+    @extend_schema(request=OutcomeEditSerializer, responses={200: OutcomeBody})
+    def patch(self, request: Request, outcome_id: str) -> Response:
+        """GM: rewrite an outcome's texts (each action, each world fact, each interrupt's
+        reason); the edit is recorded with who and when, and the secret guard looks again.
+        Everyone is told of a released outcome's edit; a held one stays yours."""
+        outcome = _outcome_for_gm(request, outcome_id)
+        data = OutcomeEditSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        outcome = outcome_edit(outcome=outcome, user=request.user, **data.validated_data)
+        return answer(OutcomeBody, outcome_body(outcome, gm=True))
+
+
+class OutcomeReleaseApi(APIView):
+    @extend_schema(request=None, responses={200: OutcomeBody})
+    def post(self, request: Request, outcome_id: str) -> Response:
+        """GM: release a held outcome: everyone reads it now, then its interrupts, the AI
+        seats' reactions and the narratives that waited for it follow."""
+        outcome = outcome_release(outcome=_outcome_for_gm(request, outcome_id), user=request.user)
+        return answer(OutcomeBody, outcome_body(outcome, gm=True))
+
+
+class OutcomeRegenerateApi(APIView):
+    @extend_schema(request=None, responses={202: OutcomeRegenerated})
+    def post(self, request: Request, outcome_id: str) -> Response:
+        """GM: throw a held outcome away and run its pass again (the model is asked anew);
+        the players' placeholder goes."""
+        passes = outcome_regenerate(outcome=_outcome_for_gm(request, outcome_id))
+        body = {"passes": [{"id": str(p.pk), "status": p.status} for p in passes]}
+        return answer(OutcomeRegenerated, body, status.HTTP_202_ACCEPTED)
