@@ -23,6 +23,8 @@ LIQUID = {
     "capable_reason": "",
     "analysis_source": "",
     "analysis_note": "",
+    "face": "player",
+    "result": None,
 }
 
 
