@@ -623,9 +623,9 @@ def one_commit_profile(runs: int = 7) -> None:
         pass_id = delay.call_args.args[0]
         with step(names[1]) as q:
 
-            def notify_outcome(outcome, q=q) -> None:
+            def notify_outcome(outcome, q=q, **audiences) -> None:
                 before_outcome.append(len(q))
-                real_notify(outcome)
+                real_notify(outcome, **audiences)
 
             with (
                 mock.patch.object(medium.bones, "notify_outcome", notify_outcome),
