@@ -205,15 +205,7 @@ def epilogue_retry(*, pass_: Pass) -> Pass:
         ApplicationError: it has not failed (409).
     """
     lock_frame(pass_.frame_id)
-    if not Pass.move(
-        pass_.pk,
-        PassStatus.PENDING,
-        only_from=(PassStatus.FAILED,),
-        error="",
-        lease_owner="",
-        heartbeat_at=None,
-        attempts=0,
-    ):
+    if not Pass.retry(pass_.pk):
         raise ApplicationError("Only a failed epilogue can be retried.", status_code=409)
     pass_.refresh_from_db()
     pass_id = pass_.pk

@@ -390,6 +390,20 @@ class Pass(models.Model):
     def move(pk: object, to: str, **kwargs) -> bool:
         return lifecycle_move(Pass, PASS_TRANSITIONS, pk, to, **kwargs)
 
+    @staticmethod
+    def retry(pk: object) -> bool:
+        """A failed pass pending again for the GM's retry (medium, epilogue, author,
+        designer): its error and lease cleared, and its own restarts after a dead worker."""
+        return Pass.move(
+            pk,
+            PassStatus.PENDING,
+            only_from=(PassStatus.FAILED,),
+            error="",
+            lease_owner="",
+            heartbeat_at=None,
+            attempts=0,
+        )
+
 
 class Outcome(models.Model):
     """Shared bones: what objectively happened, numbered with the frame's seq."""

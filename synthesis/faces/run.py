@@ -248,15 +248,7 @@ def face_pass_retry(*, pass_: Pass) -> Pass:
         ApplicationError: it has not failed (409).
     """
     lock_frame(pass_.frame_id)
-    if not Pass.move(
-        pass_.pk,
-        PassStatus.PENDING,
-        only_from=(PassStatus.FAILED,),
-        error="",
-        lease_owner="",
-        heartbeat_at=None,
-        attempts=0,
-    ):
+    if not Pass.retry(pass_.pk):
         raise ApplicationError("Only a failed pass can be retried.", status_code=409)
     pass_.refresh_from_db()
     liquid = Liquid.objects.select_related("frame").filter(pk=pass_.liquid_id).first()

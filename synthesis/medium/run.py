@@ -315,15 +315,7 @@ def medium_pass_retry(*, pass_: Pass) -> Pass:
     if pass_.kind != PassKind.MEDIUM:
         raise ApplicationError("Only a medium pass can be retried here.")
     lock_frame(pass_.frame_id)
-    if not Pass.move(
-        pass_.pk,
-        PassStatus.PENDING,
-        only_from=(PassStatus.FAILED,),
-        error="",
-        lease_owner="",
-        heartbeat_at=None,
-        attempts=0,  # a retry gets its own restarts after a dead worker
-    ):
+    if not Pass.retry(pass_.pk):
         raise ApplicationError("Only a failed pass can be retried.", status_code=409)
     if pass_.window_id and Window.move(
         pass_.window_id, WindowStatus.FIRING, only_from=(WindowStatus.FAILED,)
