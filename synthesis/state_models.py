@@ -138,6 +138,9 @@ class Memory(models.Model):
     reliability = models.FloatField(default=1.0)
     significance = models.PositiveSmallIntegerField(default=1)  # 0–3
     pinned = models.BooleanField(default=False)
+    # The GM's delete: kept (its edits audited, `MemoryEdit`), never recalled nor shown.
+    removed = models.BooleanField(default=False)
+    scored = models.BooleanField(default=False)  # the significance pass has weighed it
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -156,6 +159,26 @@ class Memory(models.Model):
 
     def __str__(self) -> str:
         return self.text[:40]
+
+
+class MemoryEdit(models.Model):
+    """The GM's change to a memory (pin, significance, text, removal), kept for audit:
+    {field: [before, after]}. A memory is not a delta (it is no fold's term), so its edits
+    are recorded here instead."""
+
+    id = models.BigAutoField(primary_key=True)
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="edits")
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    change = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"memory edit {self.pk}"
 
 
 class StatePass(models.Model):
@@ -181,3 +204,30 @@ class StatePass(models.Model):
     def move(pk: object, to: str, **kwargs) -> bool:
         """A running state pass ends, done or failed (`STATE_PASS_TRANSITIONS`)."""
         return lifecycle_move(StatePass, STATE_PASS_TRANSITIONS, pk, to, **kwargs)
+
+
+class SignificancePass(models.Model):
+    """The significance pass of one outcome's new memories (synthesis/state/significance.py):
+    queued after its state pass, run once; the same lifecycle as `StatePass`."""
+
+    outcome = models.OneToOneField(
+        "synthesis.Outcome",
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="significance_pass",
+    )
+    frame = models.ForeignKey("synthesis.Frame", on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(
+        max_length=8, choices=StatePassStatus.choices, default=StatePassStatus.RUNNING
+    )
+    tries = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"significance pass {self.status}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        return lifecycle_move(SignificancePass, STATE_PASS_TRANSITIONS, pk, to, **kwargs)

@@ -1,31 +1,56 @@
 """The character's own state in its flesh prompt, as named components of the medium pass
 (synthesis/medium/components.py): YOUR MEMORIES, YOUR RELATIONSHIPS, YOUR MOOD (with what
 it learned). Each is private (never in a shared frame's public prompt), reads only the
-seat's own rows in gather's batch (one statement each, whatever the cast's size) and is
-capped."""
+seat's own rows and is capped. Relationships and mood are read in gather's batch (one
+statement each, whatever the cast's size); memories are recalled by one statement of
+their own (selectors.py::recall), since what they are recalled for (the scene's words) is
+only known once gather has read the liquid and the outcome. The line builders serve the AI
+seats' prompts too (synthesis/ai_seats.py)."""
+
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..medium.components import Component, component_register, loaded
 from ..medium.context import MediumContext, flat
+from ..models import Outcome
+from ..state_models import Edge, Memory, SeatState
 from .levels import compiled_parameters, level
-from .selectors import OWN_EDGES, OWN_MEMORIES, OWN_STATE, recall
+from .selectors import OWN_EDGES, OWN_STATE, recall
 
 MEMORIES_K = 8
 MEMORY_LINE_MAX = 700
 FACTS_SHOWN = 8
+SCENE_OUTCOMES = 2  # the newest outcomes whose words a recall searches for
 
 
-def _memories(ctx: MediumContext, _outcome: object) -> list[str]:
+def outcome_texts(outcome: Outcome) -> list[str]:
+    """An outcome's public words: its resolved actions and its facts."""
+    texts = [str(a.get("action", "")) for a in outcome.actions_resolved or []]
+    return texts + [str(f) for f in outcome.world_facts or []]
+
+
+def scene_texts(ctx: MediumContext, outcome: Outcome | None) -> list[str]:
+    """What the flesh prompt is about: the character's liquid, the actions being resolved,
+    the outcome it narrates (or else the newest it read)."""
+    texts = [x.content for x in ctx.own] + [a.text for a in ctx.to_resolve]
+    for shown in [outcome] if outcome is not None else ctx.outcomes[-SCENE_OUTCOMES:]:
+        texts += outcome_texts(shown)
+    return texts
+
+
+def memory_lines(memories: Iterable[Memory]) -> list[str]:
     lines = []
-    for memory in recall(loaded(ctx, "memories"), k=MEMORIES_K):
+    for memory in memories:
         marks = " (unforgettable)" if memory.pinned else ""
+        if memory.source == "told":
+            marks += " (told, not seen)"
         lines.append(f"- {flat(memory.text, MEMORY_LINE_MAX)}{marks}")
     return lines
 
 
-def _relationships(ctx: MediumContext, _outcome: object) -> list[str]:
+def relationship_lines(edges: Iterable[Edge], labels: Mapping) -> list[str]:
     lines = []
-    for edge in loaded(ctx, "relationships"):
-        name = ctx.labels.get(edge.target_id)
+    for edge in edges:
+        name = labels.get(edge.target_id)
         if name is None:  # a seat no longer in the frame
             continue
         line = f"- {name}: {level(edge.affinity)} (affinity {edge.affinity}, trust {edge.trust})"
@@ -35,8 +60,7 @@ def _relationships(ctx: MediumContext, _outcome: object) -> list[str]:
     return lines
 
 
-def _mood(ctx: MediumContext, _outcome: object) -> list[str]:
-    rows = loaded(ctx, "mood")
+def mood_lines(rows: Sequence[SeatState]) -> list[str]:
     if not rows:
         return []
     state = rows[0]
@@ -49,18 +73,22 @@ def _mood(ctx: MediumContext, _outcome: object) -> list[str]:
     return lines
 
 
+def _memories(ctx: MediumContext, outcome: Outcome | None) -> list[str]:
+    recalled = recall(seat_id=ctx.seat.pk, scene=scene_texts(ctx, outcome), k=MEMORIES_K)
+    return memory_lines(recalled)
+
+
 for _component in (
     Component(
         "memories",
         _memories,
         items_max=MEMORIES_K,
-        item_max=MEMORY_LINE_MAX + 20,
+        item_max=MEMORY_LINE_MAX + 40,
         private=True,
-        read=lambda pass_: OWN_MEMORIES.read(seat=pass_.seat_id),
     ),
     Component(
         "relationships",
-        _relationships,
+        lambda ctx, _outcome: relationship_lines(loaded(ctx, "relationships"), ctx.labels),
         items_max=24,
         item_max=900,
         private=True,
@@ -68,7 +96,7 @@ for _component in (
     ),
     Component(
         "mood",
-        _mood,
+        lambda ctx, _outcome: mood_lines(loaded(ctx, "mood")),
         items_max=2,
         item_max=2000,
         private=True,

@@ -2,7 +2,14 @@
 in gather's batch: components.py), which of its memories it recalls, and a seat's whole
 state for its player and the GM (the state API)."""
 
+import re
 import uuid
+from collections.abc import Sequence
+
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db import connection
+from django.db.models import Expression, FloatField, Q, QuerySet, Value
+from django.db.models.expressions import RawSQL
 
 from lmix.errors import ApplicationError
 from lmix.prepared import Param, Prepared
@@ -14,17 +21,12 @@ from ..state_models import Edge, Memory, SeatState, StateDelta, StatePass
 from .fold import CharacterValues, SeatValues, fold
 from .levels import compiled_parameters, level
 
-# The newest memories and every pin are the candidates a prompt recalls from (`recall`).
+# The newest memories, every pin and every match are the candidates of a recall (`recall`).
 MEMORY_CANDIDATES = 24
 API_MEMORIES = 100  # the newest a seat's state answer lists
 
 OWN_EDGES = Prepared(lambda: Edge.objects.filter(source=Param(Edge, "source")).order_by("target"))
 OWN_STATE = Prepared(lambda: SeatState.objects.filter(seat=Param(SeatState, "seat")))
-OWN_MEMORIES = Prepared(
-    lambda: Memory.objects.filter(seat=Param(Memory, "seat")).order_by(
-        "-pinned", "-created_at", "-id"
-    )[:MEMORY_CANDIDATES]
-)
 
 
 def state_at(*, seat: Seat, upto_seq: int | None = None) -> CharacterValues:
@@ -41,18 +43,91 @@ def state_at(*, seat: Seat, upto_seq: int | None = None) -> CharacterValues:
     return fold(deltas)
 
 
-def recall(candidates: list[Memory], *, k: int) -> list[Memory]:
-    """The `k` memories a prompt holds, least important first: every pin, then the rest by
-    significance plus recency (the newest counts one more point than the oldest).
+# The words of the scene a recall searches for (`recall_terms`): enough for an outcome's
+# actions and facts, few enough for a short query.
+RECALL_TERMS = 40
+RECALL_CANDIDATES = 48  # the rows one recall statement returns, ranked in Python
+RELEVANCE_WEIGHT = 2.0  # the most relevant memory's bonus, in significance points
+SEARCH_CONFIG = "english"  # PostgreSQL's; the GIN index (migration 0018) is on this one
+_WORD = re.compile(r"[^\W_]{3,}")
+STOP_WORDS = frozenset(
+    "the and but for with from that this then than they them their there what when where "
+    "who whom which while into onto over under you your yours his her hers its our was were "
+    "are has have had not all any can could would should will just very some does did done "
+    "success partial failure".split()
+)
 
-    The seam for text relevance: ranking by what the scene is about (PostgreSQL full-text
-    search, SQLite FTS5) would add a third term here, its score read with the candidates.
-    """
+
+def recall_terms(*texts: str) -> list[str]:
+    """The distinct words of `texts` a memory may share with the scene, in order (letters
+    and digits only: nothing of a query's syntax gets through)."""
+    terms: list[str] = []
+    for text in texts:
+        for word in _WORD.findall(str(text).casefold()):
+            if word not in STOP_WORDS and word not in terms:
+                terms.append(word)
+    return terms[:RECALL_TERMS]
+
+
+def _relevance(terms: list[str]) -> tuple[dict[str, Expression], Q]:
+    """How well a memory's text matches any of `terms` (higher is closer; 0 when none),
+    and the condition that it matches at all: PostgreSQL's full-text rank, SQLite's FTS5
+    bm25 (its table kept by triggers, migration 0018). One expression in the recall's one
+    statement, whatever the number of memories."""
+    if not terms:
+        return {"relevance": Value(0.0, output_field=FloatField())}, Q(pk__in=[])
+    if connection.vendor == "postgresql":
+        query = SearchQuery(" | ".join(terms), search_type="raw", config=SEARCH_CONFIG)
+        vector = SearchVector("text", config=SEARCH_CONFIG)  # the GIN index's expression
+        return {"relevance": SearchRank(vector, query), "search": vector}, Q(search=query)
+    match = " OR ".join(f'"{t}"' for t in terms)
+    score = RawSQL(
+        "COALESCE((SELECT -bm25(synthesis_memory_fts) FROM synthesis_memory_fts"
+        " WHERE synthesis_memory_fts MATCH %s"
+        " AND synthesis_memory_fts.memory_id = synthesis_memory.id), 0.0)",
+        (match,),
+        output_field=FloatField(),
+    )
+    return {"relevance": score}, Q(relevance__gt=0)
+
+
+def recallable(seat_id: object) -> QuerySet[Memory]:
+    """A character's memories that a prompt may recall and its state shows (the GM's
+    removed ones never): the one place to filter what is hidden."""
+    return Memory.objects.filter(seat_id=seat_id, removed=False)
+
+
+def recall(*, seat_id: object, scene: Sequence[str], k: int) -> list[Memory]:
+    """The `k` memories of the seat a prompt holds about `scene` (texts: what is being
+    done now, what just happened), least important first: every pin, then the rest by
+    relevance to the scene plus significance plus recency (the newest counts one more point
+    than the oldest candidate; the most relevant RELEVANCE_WEIGHT more than an irrelevant
+    one). Only the seat's own memories: its witnessed and told ones.
+
+    One statement: the pins, the newest MEMORY_CANDIDATES and every memory matching the
+    scene's words, the best matches first, at most RECALL_CANDIDATES; ranked here."""
+    terms = recall_terms(*scene)
+    scores, matches = _relevance(terms)
+    mine = recallable(seat_id)
+    newest = mine.order_by("-created_at", "-id").values("pk")[:MEMORY_CANDIDATES]
+    rows = list(
+        mine.annotate(**scores)
+        .filter(Q(pinned=True) | Q(pk__in=newest) | matches)
+        .order_by("-pinned", "-relevance", "-created_at", "-id")[:RECALL_CANDIDATES]
+    )
+    return rank_memories(rows, k=k)
+
+
+def rank_memories(candidates: list[Memory], *, k: int) -> list[Memory]:
+    """`recall`'s ranking of its candidates (each with its `relevance`, 0 if none)."""
     newest = sorted(candidates, key=lambda m: (m.created_at, str(m.pk)), reverse=True)
     recency = {m.pk: 1 - i / max(len(newest), 1) for i, m in enumerate(newest)}
+    best = max((getattr(m, "relevance", 0.0) or 0.0 for m in candidates), default=0.0)
 
     def score(memory: Memory) -> tuple[bool, float]:
-        return memory.pinned, memory.significance + recency[memory.pk]
+        relevance = getattr(memory, "relevance", 0.0) or 0.0
+        related = RELEVANCE_WEIGHT * relevance / best if best > 0 else 0.0
+        return memory.pinned, related + memory.significance + recency[memory.pk]
 
     return sorted(sorted(candidates, key=score, reverse=True)[:k], key=score)
 
@@ -77,7 +152,7 @@ def seat_state(*, access: FrameAccess, seat_id: object) -> dict:
     state = SeatState.objects.filter(seat=seat).first()
     values = SeatValues(state.mood, state.intensity, tuple(state.facts)) if state else SeatValues()
     edges = Edge.objects.filter(source=seat).select_related("last_outcome").order_by("target")
-    memories = Memory.objects.filter(seat=seat).order_by("-created_at", "-id")[:API_MEMORIES]
+    memories = recallable(seat.pk).order_by("-created_at", "-id")[:API_MEMORIES]
     answer: dict = {
         "seat": str(seat.pk),
         "mood": {

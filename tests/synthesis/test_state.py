@@ -414,8 +414,9 @@ def test_a_seats_state_is_its_players_and_the_gms_only(user):
 
 
 def test_the_state_adds_one_read_per_component_to_the_flesh_gather_only(user):
-    """Whatever the cast, the flesh gather reads the state in three statements (one per
-    component) and the bones gather, on the way from a commit to its outcome, reads none."""
+    """Whatever the cast, the flesh gather reads relationships and mood in two statements
+    (one per component), the flesh prompt recalls memories in one more, and the bones
+    gather, on the way from a commit to its outcome, reads none."""
     scene = Scene(user)
     state_pass_run(outcome_id=outcome_for(scene, [scene.alice, scene.bob, scene.tony]).pk)
     for other in (scene.bob, scene.tony):
@@ -427,9 +428,12 @@ def test_the_state_adds_one_read_per_component_to_the_flesh_gather_only(user):
         medium.gather(pass_, frame=pass_.frame)
     with CaptureQueriesContext(connection) as flesh:
         ctx = medium.gather(pass_, frame=pass_.frame, flesh=True)
-    assert len(flesh) == len(bones) + 3
-    assert not any("synthesis_memory" in q["sql"] for q in bones)
-    assert [len(ctx.loaded[k]) for k in ("memories", "relationships", "mood")] == [1, 2, 1]
+    assert len(flesh) == len(bones) + 2
+    assert not any("synthesis_memory" in q["sql"] for q in [*bones, *flesh])
+    assert [len(ctx.loaded[k]) for k in ("relationships", "mood")] == [2, 1]
+    with CaptureQueriesContext(connection) as recalled:
+        medium.compile_flesh(ctx, None, MODEL)
+    assert len(recalled) == 1 and "synthesis_memory" in recalled[0]["sql"]
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a pipeline is PostgreSQL's")
@@ -442,7 +446,7 @@ def test_on_postgresql_the_flesh_gather_reads_the_state_in_its_one_round_trip(us
     with round_trips() as trips:
         ctx = medium.gather(pass_, frame=pass_.frame, flesh=True)
     assert trips == [1]
-    assert ctx.loaded["memories"] and ctx.loaded["mood"]
+    assert "relationships" in ctx.loaded and ctx.loaded["mood"]
 
 
 def test_the_state_up_to_an_outcome_folds_only_the_deltas_before_it(user):
@@ -498,3 +502,51 @@ def test_a_state_pass_whose_worker_died_runs_again_on_redelivery_and_only_then(u
     assert again.status == "done"
     assert Memory.objects.filter(outcome=outcome).count() == 2
     assert state_pass_run(outcome_id=outcome.pk) is None  # done: never again
+
+
+# -- recall -------------------------------------------------------------------------------
+
+
+def test_a_relevant_older_memory_outranks_an_irrelevant_newer_one(user):
+    """Recall ranks by the scene's words (PostgreSQL full-text search, SQLite FTS5), then
+    significance and recency; in one statement, whatever the number of memories."""
+    from synthesis.state.selectors import recall
+    from synthesis.state.services import memory_record
+
+    scene = Scene(user)
+    remember = lambda text: memory_record(  # noqa: E731
+        seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text=text
+    )
+    old = remember("The lighthouse keeper hid the brass key under the stairs.")
+    for n in range(5):
+        remember(f"Rain fell on the market square, day {n}.")
+    newest = remember("We ate bread and cheese by the fire.")
+    with CaptureQueriesContext(connection) as queries:
+        about_key = recall(seat_id=scene.alice.pk, scene=["I search the stairs for the key"], k=2)
+    assert len(queries) == 1
+    assert about_key[-1].pk == old.pk  # the most important comes last
+    about_nothing = recall(seat_id=scene.alice.pk, scene=["I whistle."], k=1)
+    assert [m.pk for m in about_nothing] == [newest.pk]
+    # stemming: "keys" and "hiding" still find it; nothing of a query's syntax gets through
+    assert recall(seat_id=scene.alice.pk, scene=['keys" OR hiding * ) ('], k=1)[0].pk == old.pk
+
+
+def test_recall_in_the_flesh_prompt_follows_the_scene(user):
+    from synthesis.state.components import MEMORIES_K
+    from synthesis.state.services import memory_record
+
+    scene = Scene(user)
+    memory_record(
+        seat=scene.alice, outcome=outcome_for(scene, [scene.alice]),
+        text="OLD-MARKER The violin case holds a forged letter.",
+    )  # fmt: skip
+    for n in range(MEMORIES_K + 4):
+        memory_record(
+            seat=scene.alice, outcome=outcome_for(scene, [scene.alice]),
+            text=f"NEW-{n:02d} a quiet afternoon",
+        )  # fmt: skip
+    pass_ = scene.fire(scene.alice, scene.commit(scene.alice, "I open the violin case."))
+    ctx = medium.gather(pass_, flesh=True)
+    prompt = "\n".join(m.content for m in medium.compile_flesh(ctx, None, MODEL))
+    assert "OLD-MARKER" in prompt
+    assert "NEW-00 " not in prompt  # the oldest irrelevant one made room
