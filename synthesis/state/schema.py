@@ -3,6 +3,7 @@ narrator answers instead: for each character who witnessed an outcome, its chang
 feelings toward the others, its mood, what it learned, and its memory of the moment.
 Permissive on numbers (the rules clamp them: services.py), strict on keys."""
 
+import re
 from dataclasses import dataclass
 from typing import Self
 
@@ -56,10 +57,28 @@ class CharacterChange(BaseModel):
         return name if name in MOOD_NAMES else None
 
 
+class Telling(BaseModel):
+    """One character telling another, in this outcome, about something it remembers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    teller: str = Field(description="Who tells, by name exactly as written.")
+    listener: str = Field(description="Who is told, by name exactly as written.")
+    about: str = Field(description="What the teller tells of, in a few words.")
+
+
+# "I tell Bob about the brass key" in a resolved action: the offline narrator's telling.
+_TELLS = re.compile(r"\btells?\s+(.+?)\s+about\s+(.+)", re.IGNORECASE)
+
+
 class StateProposal(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     characters: list[CharacterChange]
+    told: list[Telling] = Field(
+        default_factory=list,
+        description="Where a character tells another about an earlier event, if anyone does.",
+    )
 
     @classmethod
     def offline_answer(cls, scene: "StateScene", variant: int = 0) -> Self:
@@ -91,7 +110,15 @@ class StateProposal(BaseModel):
                     significance=2 if own or name in scene.aimed_at else 1,
                 )
             )
-        return cls(characters=changes)
+        told = []
+        for act in scene.acts:
+            found = _TELLS.search(act.text) if act.result in ("success", "partial") else None
+            listener = next(
+                (w for w in scene.witnesses if found and found.group(1).startswith(w)), None
+            )
+            if found and listener and listener != act.who:
+                told.append(Telling(teller=act.who, listener=listener, about=found.group(2)))
+        return cls(characters=changes, told=told)
 
 
 @dataclass(frozen=True)

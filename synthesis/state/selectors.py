@@ -51,10 +51,12 @@ RELEVANCE_WEIGHT = 2.0  # the most relevant memory's bonus, in significance poin
 SEARCH_CONFIG = "english"  # PostgreSQL's; the GIN index (migration 0018) is on this one
 _WORD = re.compile(r"[^\W_]{3,}")
 STOP_WORDS = frozenset(
-    "the and but for with from that this then than they them their there what when where "
-    "who whom which while into onto over under you your yours his her hers its our was were "
-    "are has have had not all any can could would should will just very some does did done "
-    "success partial failure".split()
+    _WORD.findall(
+        """the and but for with from that this then than they them their there what when where
+        who whom which while into onto over under you your yours his her hers its our was were
+        are has have had not all any can could would should will just very some does did done
+        success partial failure"""
+    )
 )
 
 
@@ -116,6 +118,14 @@ def recall(*, seat_id: object, scene: Sequence[str], k: int) -> list[Memory]:
         .order_by("-pinned", "-relevance", "-created_at", "-id")[:RECALL_CANDIDATES]
     )
     return rank_memories(rows, k=k)
+
+
+def memory_about(*, seat_id: object, text: str, besides: object = None) -> Memory | None:
+    """The seat's own memory that best matches `text` (none if no word matches), other
+    than its memories of the outcome `besides`: what a character can tell another about."""
+    scores, matches = _relevance(recall_terms(text))
+    found = recallable(seat_id).exclude(outcome_id=besides).annotate(**scores).filter(matches)
+    return found.order_by("-relevance", "-created_at", "-id").first()
 
 
 def rank_memories(candidates: list[Memory], *, k: int) -> list[Memory]:

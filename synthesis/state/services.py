@@ -13,11 +13,13 @@ from ..state_models import DeltaKind, Edge, Memory, MemorySource, SeatState, Sta
 from .fold import DELTA_MAX, EdgeValues, SeatValues, edge_step, fact_step, mood_step
 from .levels import clamp
 from .schema import StateProposal
+from .selectors import memory_about
 
 MEMORY_MAX = 600  # characters of one memory
 FACT_MAX = 300  # characters of one learned fact
 FACTS_PER_OUTCOME = 3
 PINS_MAX = 8  # pinned memories a character keeps; a new pin unpins the oldest
+TOLD_RELIABILITY = 0.7  # a told memory's reliability: the teller's, times this
 
 
 def _flat(text: object, limit: int) -> str:
@@ -106,11 +108,14 @@ def memory_record(
     significance: int = 1,
     source: MemorySource = MemorySource.WITNESSED,
     told_by: Seat | None = None,
+    told_in: Outcome | None = None,
     reliability: float = 1.0,
 ) -> Memory | None:
-    """`seat`'s memory of `outcome`, if it witnessed it (or was told, by `told_by`): a
-    character never remembers what happened out of its sight. Significance 3 pins it;
-    past PINS_MAX pins the oldest pin is let go.
+    """`seat`'s memory of `outcome`, if it witnessed it, or was told of it by `told_by` in
+    the outcome `told_in`: a character never remembers what happened out of its sight.
+    A telling counts only if both witnessed `told_in` and the teller remembers `outcome`
+    itself (its own memory, not removed). Significance 3 pins it; past PINS_MAX pins the
+    oldest pin is let go.
 
     Returns:
         The memory, or None when the seat did not witness the outcome (nor was told), or
@@ -119,10 +124,17 @@ def memory_record(
     witnesses = [str(w) for w in outcome.witnesses or []]
     if source == MemorySource.WITNESSED and str(seat.pk) not in witnesses:
         return None
-    if source == MemorySource.TOLD and told_by is None:
-        return None
-    if Memory.objects.filter(seat=seat, outcome=outcome, source=source).exists():
-        return None
+    if source == MemorySource.TOLD:
+        present = {str(w) for w in (told_in.witnesses or [])} if told_in else set()
+        if (
+            told_by is None
+            or told_by.pk == seat.pk
+            or not {str(seat.pk), str(told_by.pk)} <= present
+            or not Memory.objects.filter(seat=told_by, outcome=outcome, removed=False).exists()
+        ):
+            return None
+    if Memory.objects.filter(seat=seat, outcome=outcome).exists():
+        return None  # remembered already, seen or told
     significance = int(clamp(significance, 0, 3))
     memory = Memory.objects.create(
         frame_id=seat.frame_id,
@@ -194,4 +206,33 @@ def state_apply(
             memory_record(
                 seat=seat, outcome=outcome, text=change.memory, significance=change.significance
             )
+    for telling in proposal.told:
+        teller = by_name.get(name_key(telling.teller))
+        listener = by_name.get(name_key(telling.listener))
+        if teller is None or listener is None:
+            continue
+        told_memory(
+            teller=teller, listener=listener, about=telling.about, told_in=outcome, labels=labels
+        )
     return changed
+
+
+def told_memory(
+    *, teller: Seat, listener: Seat, about: str, told_in: Outcome, labels: dict
+) -> Memory | None:
+    """`listener`'s memory of what `teller` told it in `told_in`, about `about`: the
+    teller's own memory that matches it best (of an earlier outcome), less reliable,
+    if the teller has one (memory_record checks both were there)."""
+    known = memory_about(seat_id=teller.pk, text=about, besides=told_in.pk)
+    if known is None or known.outcome is None:
+        return None
+    return memory_record(
+        seat=listener,
+        outcome=known.outcome,
+        text=f"{labels.get(teller.pk, 'Someone')} told me: {known.text}",
+        significance=max(known.significance - 1, 0),
+        source=MemorySource.TOLD,
+        told_by=teller,
+        told_in=told_in,
+        reliability=known.reliability * TOLD_RELIABILITY,
+    )

@@ -550,3 +550,90 @@ def test_recall_in_the_flesh_prompt_follows_the_scene(user):
     prompt = "\n".join(m.content for m in medium.compile_flesh(ctx, None, MODEL))
     assert "OLD-MARKER" in prompt
     assert "NEW-00 " not in prompt  # the oldest irrelevant one made room
+
+
+# -- memories told by others --------------------------------------------------------------
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    saw=st.lists(st.booleans(), min_size=3, max_size=3),
+    heard=st.lists(st.booleans(), min_size=3, max_size=3),
+    tellings=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=5),
+)
+def test_nobody_remembers_an_event_it_neither_witnessed_nor_was_told_of(
+    user, saw, heard, tellings
+):
+    """An event's memory goes to its witnesses, and to whoever one of them told about it
+    in a later outcome both witnessed; whatever the model claims (tellers who never saw
+    it, listeners who were not there, unknown names), nobody else: markers only."""
+    from synthesis.state.schema import Telling
+
+    scene = Scene(user)
+    seats = [scene.alice, scene.bob, scene.tony]
+    labels = medium.gather(scene.fire(scene.alice, scene.commit(scene.alice, "I wait."))).labels
+    names = [labels[s.pk] for s in seats] + ["Nobody Here"]
+    event = outcome_for(scene, [s for s, x in zip(seats, saw, strict=True) if x])
+    markers = {s.pk: f"EVENT-MARKER-{uuid.uuid4().hex[:8]}" for s in seats}
+    state_apply(
+        outcome=event,
+        proposal=StateProposal(
+            characters=[
+                CharacterChange(character=labels[s.pk], memory=f"{markers[s.pk]} the lantern")
+                for s in seats
+            ]
+        ),
+        seats=seats,
+        labels=labels,
+    )
+    present = [s for s, x in zip(seats, heard, strict=True) if x]
+    telling = outcome_for(scene, present, text="talks")
+    proposal = StateProposal(
+        characters=[],
+        told=[Telling(teller=names[a], listener=names[b], about="the lantern") for a, b in tellings],
+    )
+    state_apply(outcome=telling, proposal=proposal, seats=seats, labels=labels)
+    witnesses = {s.pk for s, x in zip(seats, saw, strict=True) if x}
+    here = {s.pk for s in present}
+    for seat in seats:
+        for memory in Memory.objects.filter(seat=seat):
+            assert memory.outcome_id == event.pk
+            if memory.source == "witnessed":
+                assert seat.pk in witnesses and markers[seat.pk] in memory.text
+            else:
+                assert seat.pk not in witnesses and seat.pk in here
+                assert memory.told_by_id in witnesses & here and memory.reliability < 1
+                assert markers[memory.told_by_id] in memory.text
+                assert labels[memory.told_by_id] in memory.text
+            assert [m for m in markers.values() if m in memory.text] == [
+                markers[memory.told_by_id or seat.pk]
+            ]
+        told = {
+            labels[s.pk] for s in seats if s.pk in witnesses & here
+        } & {names[a] for a, b in tellings if names[b] == labels[seat.pk]}
+        expected = seat.pk in witnesses or (seat.pk in here and bool(told))
+        assert Memory.objects.filter(seat=seat).exists() == expected
+    for seat in seats:  # and a told memory reaches only its listener's prompt
+        prompt = flesh_prompt(scene, seat)
+        mine = {m.told_by_id or seat.pk for m in Memory.objects.filter(seat=seat)}
+        for other, marker in markers.items():
+            assert (marker in prompt) == (other in mine)
+
+
+def test_the_offline_narrator_tells_what_an_action_says_is_told(user):
+    scene = Scene(user)
+    event = outcome_for(scene, [scene.alice], text="hide the brass key under the stairs")
+    state_pass_run(outcome_id=event.pk)
+    telling = outcome_for(
+        scene, [scene.alice, scene.bob], text="I tell Bob Wilson about the brass key"
+    )
+    state_pass_run(outcome_id=telling.pk)
+    told = Memory.objects.get(seat=scene.bob, source="told")
+    assert told.outcome_id == event.pk and told.told_by_id == scene.alice.pk
+    assert "brass key under the stairs" in told.text and told.reliability < 1
+    state = logged_in_client(scene.bob_player).get(
+        f"/api/frames/{scene.frame.pk}/seats/{scene.bob.pk}/state"
+    )
+    assert [m["told_by"] for m in state.json()["memories"] if m["source"] == "told"] != []
