@@ -43,6 +43,7 @@ from .models import (
     Seat,
     SeatController,
 )
+from .state.components import outcome_texts, own_state_text
 
 logger = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).parent / "templates" / "synthesis"
@@ -230,16 +231,38 @@ def recent_outcomes(seat: Seat) -> list[Outcome]:
 
 
 def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> list[Message]:
-    """What the assistant is sent (`ai_prompt`), with the frame's latest outcomes."""
-    return ai_prompt(seat=seat, seats=seats, recent=recent_outcomes(seat), outcome=outcome)
+    """What the assistant is sent (`ai_prompt`), with the frame's latest outcomes and the
+    character's own state."""
+    recent = recent_outcomes(seat)
+    return ai_prompt(
+        seat=seat,
+        seats=seats,
+        recent=recent,
+        outcome=outcome,
+        state=ai_state(seat=seat, seats=seats, recent=recent),
+    )
+
+
+def ai_state(*, seat: Seat, seats: list[Seat], recent: list[Outcome]) -> str:
+    """The character's own memories (recalled for what just happened), relationships and
+    mood (synthesis/state/components.py): its own rows only, the others named as it
+    knows them."""
+    names = {s.pk: name_for(s.persona, by=seat.persona) for s in seats}
+    scene = [text for past in recent[-2:] for text in outcome_texts(past)]
+    return own_state_text(seat=seat, labels=names, scene=scene)
 
 
 def ai_prompt(
-    *, seat: Seat, seats: list[Seat], recent: list[Outcome], outcome: Outcome | None
+    *,
+    seat: Seat,
+    seats: list[Seat],
+    recent: list[Outcome],
+    outcome: Outcome | None,
+    state: str = "",
 ) -> list[Message]:
-    """What the assistant is sent: its character's knowledge only, the `recent` outcomes
-    (public bones, oldest first) with everyone named as this character knows them, and the
-    interrupt aimed at it, if any. Pure."""
+    """What the assistant is sent: its character's knowledge only, its own `state`
+    (`ai_state`), the `recent` outcomes (public bones, oldest first) with everyone named as
+    this character knows them, and the interrupt aimed at it, if any. Pure."""
     production = seat.frame.production
     persona = seat.persona
     knowledge = knowledge_text(
@@ -255,7 +278,9 @@ def ai_prompt(
         ask += f" Everyone else knows {persona.name} as {known_as}: say only that name aloud."
     return [
         Message("system", _template().format(knowledge=knowledge, name=persona.name)),
-        Message("user", f"WHAT JUST HAPPENED\n{happened}\n\n{ask}"),
+        Message(
+            "user", (f"{state}\n\n" if state else "") + f"WHAT JUST HAPPENED\n{happened}\n\n{ask}"
+        ),
     ]
 
 
@@ -357,7 +382,8 @@ def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) 
     outcome = Outcome.objects.filter(pk=outcome_id, held=False).first() if outcome_id else None
     seats = seats_load(frame=seat.frame)
     recent = recent_outcomes(seat)
-    messages = ai_prompt(seat=seat, seats=seats, recent=recent, outcome=outcome)
+    state = ai_state(seat=seat, seats=seats, recent=recent)
+    messages = ai_prompt(seat=seat, seats=seats, recent=recent, outcome=outcome, state=state)
     try:
         answer = llm_complete(
             model=seat.assistant.model,

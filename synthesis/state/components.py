@@ -9,9 +9,9 @@ seats' prompts too (synthesis/ai_seats.py)."""
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..medium.components import Component, component_register, loaded
+from ..medium.components import Component, component_register, loaded, section_titles
 from ..medium.context import MediumContext, flat
-from ..models import Outcome
+from ..models import Outcome, Seat
 from ..state_models import Edge, Memory, SeatState
 from .levels import compiled_parameters, level
 from .selectors import OWN_EDGES, OWN_STATE, recall
@@ -71,6 +71,26 @@ def mood_lines(rows: Sequence[SeatState]) -> list[str]:
         learned = [flat(fact, 200) for fact in state.facts[-FACTS_SHOWN:]]
         lines.append("- Has learned: " + "; ".join(learned))
     return lines
+
+
+def own_state_text(*, seat: Seat, labels: Mapping, scene: Sequence[str]) -> str:
+    """The seat's own memories (recalled for `scene`), relationships (the others named by
+    `labels`, as it knows them) and mood, as the flesh prompt's sections: for a prompt
+    outside the medium pass (an AI seat's). Only the seat's own rows are read."""
+    name = labels.get(seat.pk, seat.persona.name)
+    titles = section_titles()
+    parts = {
+        "memories": memory_lines(recall(seat_id=seat.pk, scene=scene, k=MEMORIES_K)),
+        "relationships": relationship_lines(
+            Edge.objects.filter(source=seat).order_by("target"), labels
+        ),
+        "mood": mood_lines(list(SeatState.objects.filter(seat=seat))),
+    }
+    return "\n\n".join(
+        titles[key].format(name=name) + "\n" + "\n".join(lines)
+        for key, lines in parts.items()
+        if lines
+    )
 
 
 def _memories(ctx: MediumContext, outcome: Outcome | None) -> list[str]:

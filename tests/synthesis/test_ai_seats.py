@@ -323,3 +323,34 @@ def test_the_seat_shows_thinking_while_its_assistant_writes_even_when_it_fails(u
     said.clear()
     Liquid.objects.create(frame=frame, seat=tony, content="waiting", status="committed")
     assert ai_seats.ai_act(seat_id=tony.id, outcome_id=None) is None and said == []
+
+
+def test_an_ai_seats_prompt_holds_its_own_state_and_never_anothers(user):
+    """The assistant reads its character's own memories, relationships and mood (recalled
+    for what just happened), never another seat's: markers."""
+    from synthesis.state.services import delta_record, memory_record
+    from synthesis.state_models import DeltaKind
+
+    frame = make_frame(user, open_seats=1)
+    human, first_ai, second_ai = frame.seats.order_by("position")
+    event = outcome_naming(
+        frame, human, resolved=[human], action="finds the lantern", witnesses=[first_ai, second_ai]
+    )
+    memory_record(seat=first_ai, outcome=event, text="OWN-MEMORY-MARKER the lantern glowed")
+    memory_record(seat=second_ai, outcome=event, text="OTHER-MEMORY-MARKER the lantern glowed")
+    delta_record(seat=first_ai, kind=DeltaKind.EDGE, target=human, affinity=20, text="OWN-EDGE")
+    delta_record(seat=second_ai, kind=DeltaKind.EDGE, target=human, text="OTHER-EDGE-MARKER")
+    delta_record(seat=first_ai, kind=DeltaKind.MOOD, mood="suspicious", intensity=0.2)
+    delta_record(seat=second_ai, kind=DeltaKind.FACT, text="OTHER-FACT-MARKER")
+    seats = list(frame.seats.all())
+    text = "\n".join(
+        m.content for m in ai_seats.ai_messages(seat=first_ai, seats=seats, outcome=None)
+    )
+    assert "OWN-MEMORY-MARKER" in text and "OWN-EDGE" in text and "suspicious" in text
+    assert "YOUR MEMORIES" in text and "YOUR RELATIONSHIPS" in text
+    assert "OTHER-" not in text
+    # and the one without state has none of those sections
+    third = "\n".join(
+        m.content for m in ai_seats.ai_messages(seat=human, seats=seats, outcome=None)
+    )
+    assert "MEMORY-MARKER" not in third and "YOUR MEMORIES" not in third

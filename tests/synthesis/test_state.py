@@ -563,9 +563,7 @@ def test_recall_in_the_flesh_prompt_follows_the_scene(user):
     heard=st.lists(st.booleans(), min_size=3, max_size=3),
     tellings=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=5),
 )
-def test_nobody_remembers_an_event_it_neither_witnessed_nor_was_told_of(
-    user, saw, heard, tellings
-):
+def test_nobody_remembers_an_event_it_neither_witnessed_nor_was_told_of(user, saw, heard, tellings):
     """An event's memory goes to its witnesses, and to whoever one of them told about it
     in a later outcome both witnessed; whatever the model claims (tellers who never saw
     it, listeners who were not there, unknown names), nobody else: markers only."""
@@ -592,7 +590,9 @@ def test_nobody_remembers_an_event_it_neither_witnessed_nor_was_told_of(
     telling = outcome_for(scene, present, text="talks")
     proposal = StateProposal(
         characters=[],
-        told=[Telling(teller=names[a], listener=names[b], about="the lantern") for a, b in tellings],
+        told=[
+            Telling(teller=names[a], listener=names[b], about="the lantern") for a, b in tellings
+        ],
     )
     state_apply(outcome=telling, proposal=proposal, seats=seats, labels=labels)
     witnesses = {s.pk for s, x in zip(seats, saw, strict=True) if x}
@@ -610,9 +610,9 @@ def test_nobody_remembers_an_event_it_neither_witnessed_nor_was_told_of(
             assert [m for m in markers.values() if m in memory.text] == [
                 markers[memory.told_by_id or seat.pk]
             ]
-        told = {
-            labels[s.pk] for s in seats if s.pk in witnesses & here
-        } & {names[a] for a, b in tellings if names[b] == labels[seat.pk]}
+        told = {labels[s.pk] for s in seats if s.pk in witnesses & here} & {
+            names[a] for a, b in tellings if names[b] == labels[seat.pk]
+        }
         expected = seat.pk in witnesses or (seat.pk in here and bool(told))
         assert Memory.objects.filter(seat=seat).exists() == expected
     for seat in seats:  # and a told memory reaches only its listener's prompt
