@@ -43,7 +43,7 @@ from .models import (
     Seat,
     SeatController,
 )
-from .state.components import outcome_texts, own_state_text
+from .own_state import own_state_text
 
 logger = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).parent / "templates" / "synthesis"
@@ -248,7 +248,8 @@ def ai_state(*, seat: Seat, seats: list[Seat], recent: list[Outcome]) -> str:
     mood (synthesis/state/components.py): its own rows only, the others named as it
     knows them."""
     names = {s.pk: name_for(s.persona, by=seat.persona) for s in seats}
-    scene = [text for past in recent[-2:] for text in outcome_texts(past)]
+    scene = [str(a.get("action", "")) for past in recent[-2:] for a in past.actions_resolved]
+    scene += [str(fact) for past in recent[-2:] for fact in past.world_facts]
     return own_state_text(seat=seat, labels=names, scene=scene)
 
 

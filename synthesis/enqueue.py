@@ -15,6 +15,7 @@ WINDOW_FIRE = "synthesis.tasks.window_fire_task"
 AI_ACT = "synthesis.tasks.ai_act_task"
 EPILOGUE = "synthesis.tasks.epilogue_task"
 STATE_PASS = "synthesis.tasks.state_pass_task"
+SIGNIFICANCE_PASS = "synthesis.tasks.significance_pass_task"
 
 
 def medium_key(pass_id: object) -> str:
@@ -64,6 +65,13 @@ def state_pass_enqueue(outcome_id: object) -> None:
     moves the characters on (its `StatePass` row says it never ran)."""
     if settings.LMIX_STATE_PASSES:
         task_named(STATE_PASS).delay(str(outcome_id))
+
+
+def significance_pass_enqueue(outcome_id: object) -> None:
+    """The significance pass after the outcome's state pass (synthesis/state/
+    significance.py): later, never in anything's way."""
+    if settings.LMIX_STATE_PASSES:
+        task_named(SIGNIFICANCE_PASS).delay(str(outcome_id))
 
 
 FACE_PASS = "synthesis.tasks.face_pass_task"

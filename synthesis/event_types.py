@@ -260,6 +260,15 @@ class OutcomeFlagged(Event):
     flags: Flags = stored(FLAGS)
 
 
+class StateChanged(Event):
+    """A seat's character state changed (a state or significance pass, or the GM's edit):
+    its player and the GM re-read it (the state API); no state in the body. Unnumbered."""
+
+    audiences = ("seat", "gm")
+    type: Literal["state.changed"]
+    seat: Uuid
+
+
 class NarrativeBody(Body):
     id: Uuid
     seat: Uuid
@@ -416,6 +425,7 @@ FRAME_EVENTS: tuple[type[Event], ...] = (
     NarrativeDone,
     OutcomeFlagged,
     LiquidFlagged,
+    StateChanged,
 )
 ALL_EVENTS: tuple[type[Event], ...] = PRODUCTION_EVENTS + FRAME_EVENTS
 

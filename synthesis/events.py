@@ -19,6 +19,7 @@ from .event_types import (
     OutcomeFlagged,
     OutcomeReleased,
     PassFailed,
+    StateChanged,
     WindowCancelled,
     WindowEvent,
 )
@@ -307,3 +308,12 @@ def _pass_summary(pass_: Pass) -> dict[str, Any]:
         "trigger": pass_.trigger,
         "status": pass_.status,
     }
+
+
+def notify_state_changed(frame_id: object, seat_ids: list) -> None:
+    """`state.changed` for each seat, to its player and the GM, after commit, unnumbered:
+    their state drawers re-read it (synthesis/state/selectors.py::seat_state)."""
+    for seat in seat_ids:
+        event = StateChanged(type="state.changed", seat=str(seat)).wire()
+        for group in (seat_group(frame_id, seat), gm_group(frame_id)):
+            group_send_on_commit(group, event)

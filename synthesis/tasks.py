@@ -17,6 +17,7 @@ from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
 from .soft import soft_pass_run, soft_passes_sweep
 from .state.run import state_pass_run
+from .state.significance import significance_pass_run
 from .windows import window_fire, windows_sweep
 
 
@@ -77,6 +78,12 @@ def epilogue_task(pass_id: str) -> None:
 def state_pass_task(outcome_id: str) -> None:
     """An outcome's state pass: its witnesses' edges, mood, facts and memories."""
     state_pass_run(outcome_id=outcome_id)
+
+
+@shared_task(ignore_result=True)
+def significance_pass_task(outcome_id: str) -> None:
+    """After an outcome's state pass: the new memories weighed (state/significance.py)."""
+    significance_pass_run(outcome_id=outcome_id)
 
 
 @shared_task(ignore_result=True)

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ..medium.components import Component, component_register, loaded, section_titles
 from ..medium.context import MediumContext, flat
 from ..models import Outcome, Seat
+from ..own_state import own_state_register
 from ..state_models import Edge, Memory, SeatState
 from .levels import compiled_parameters, level
 from .selectors import OWN_EDGES, OWN_STATE, recall
@@ -124,3 +125,4 @@ for _component in (
     ),
 ):
     component_register(_component)
+own_state_register(own_state_text)

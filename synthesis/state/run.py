@@ -19,6 +19,8 @@ from lmix.llm.base import LLMError
 from lmix.llm.client import llm_structured
 
 from ..budget import Work, budget_admits
+from ..enqueue import significance_pass_enqueue
+from ..events import notify_state_changed
 from ..frame_selectors import seats_for_prompts
 from ..medium.context import flat, seat_labels
 from ..medium.run import medium_model
@@ -121,6 +123,8 @@ def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -
         if not _finish(state_pass, tries):
             return
         changed = state_apply(outcome=outcome, proposal=proposal, seats=seats, labels=labels)
+        notify_state_changed(frame.pk, changed)  # the drawers re-read, after commit
+        transaction.on_commit(lambda: significance_pass_enqueue(outcome.pk))
     logger.info("state pass of outcome %s changed %d characters", outcome.pk, len(changed))
 
 

@@ -17,7 +17,7 @@ from lmix.prepared import Param, Prepared
 from ..frame_selectors import FrameAccess, seats_for_prompts
 from ..medium.context import seat_labels
 from ..models import Seat
-from ..state_models import Edge, Memory, SeatState, StateDelta, StatePass
+from ..state_models import Edge, Memory, SeatState, SignificancePass, StateDelta, StatePass
 from .fold import CharacterValues, SeatValues, fold
 from .levels import compiled_parameters, level
 
@@ -202,11 +202,11 @@ def seat_state(*, access: FrameAccess, seat_id: object) -> dict:
             for m in memories
         ],
     }
-    if access.is_gm:  # the last state pass that failed, for the GM to see why
-        failed = (
-            StatePass.objects.filter(frame=access.frame, status="failed")
-            .order_by("-created_at")
-            .first()
-        )
-        answer["last_failure"] = failed.error if failed else None
+    if access.is_gm:  # the last state or significance pass that failed, for the GM to see why
+        failed = [
+            passes.objects.filter(frame=access.frame, status="failed").order_by("-created_at")[:1]
+            for passes in (StatePass, SignificancePass)
+        ]
+        last = max((p for found in failed for p in found), key=lambda p: p.created_at, default=None)
+        answer["last_failure"] = last.error if last else None
     return answer

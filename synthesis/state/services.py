@@ -149,10 +149,17 @@ def memory_record(
         pinned=significance == 3,
     )
     if memory.pinned:
-        pins = Memory.objects.filter(seat=seat, pinned=True).order_by("-created_at", "-id")
-        extra = list(pins.values_list("pk", flat=True)[PINS_MAX:])
-        Memory.objects.filter(pk__in=extra).update(pinned=False)
+        pins_cap(seat.pk)
     return memory
+
+
+def pins_cap(seat_id: object) -> None:
+    """At most PINS_MAX pins per character: the least recent ones are let go (unpinned,
+    kept, significance unchanged)."""
+    pins = Memory.objects.filter(seat_id=seat_id, pinned=True).order_by("-created_at", "-id")
+    extra = list(pins.values_list("pk", flat=True)[PINS_MAX:])
+    if extra:
+        Memory.objects.filter(pk__in=extra).update(pinned=False)
 
 
 def name_key(text: str) -> str:
@@ -169,7 +176,7 @@ def state_apply(
     ignored; every delta is clamped (`delta_record`).
 
     Returns:
-        The seats whose state changed.
+        The seats whose state changed (listeners told something included).
     """
     by_name = {name_key(labels[s.pk]): s for s in seats if s.pk in labels}
     witnesses = {str(w) for w in outcome.witnesses or []}
@@ -211,9 +218,11 @@ def state_apply(
         listener = by_name.get(name_key(telling.listener))
         if teller is None or listener is None:
             continue
-        told_memory(
+        told = told_memory(
             teller=teller, listener=listener, about=telling.about, told_in=outcome, labels=labels
         )
+        if told is not None and listener.pk not in changed:
+            changed.append(listener.pk)
     return changed
 
 

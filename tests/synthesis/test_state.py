@@ -637,3 +637,62 @@ def test_the_offline_narrator_tells_what_an_action_says_is_told(user):
         f"/api/frames/{scene.frame.pk}/seats/{scene.bob.pk}/state"
     )
     assert [m["told_by"] for m in state.json()["memories"] if m["source"] == "told"] != []
+
+
+# -- the significance pass ----------------------------------------------------------------
+
+
+def test_the_significance_pass_weighs_new_memories_after_the_state_pass(user):
+    """Queued after the state pass (its task), it weighs each unweighed memory once with the
+    offline narrator (a death is unforgettable: pinned), counts the call, and leaves what
+    the GM set alone."""
+    from synthesis import tasks
+    from synthesis.state.significance import significance_pass_run
+
+    scene = Scene(user)
+    outcome = outcome_for(scene, [scene.alice, scene.bob], text="finds the dead gardener")
+    with mock.patch.object(tasks.significance_pass_task, "delay") as queued:
+        state_pass_run(outcome_id=outcome.pk)  # its transaction commits: its callbacks run
+    queued.assert_called_once_with(str(outcome.pk))
+    Memory.objects.filter(seat=scene.bob).update(scored=True, significance=0)  # as the GM set
+    done = significance_pass_run(outcome_id=outcome.pk)
+    assert done.status == "done", done.error
+    alice = Memory.objects.get(seat=scene.alice)
+    assert (alice.significance, alice.pinned, alice.scored) == (3, True, True)
+    assert Memory.objects.get(seat=scene.bob).significance == 0
+    call = LLMCall.objects.get(purpose="synthesis.significance")
+    assert call.subject == f"outcome:{outcome.pk}"
+    assert significance_pass_run(outcome_id=outcome.pk) is None  # once per outcome
+
+
+def test_the_significance_pass_caps_the_pins_letting_the_least_recent_go(user):
+    from synthesis.state.services import PINS_MAX, memory_record
+    from synthesis.state.significance import significance_pass_run
+
+    scene = Scene(user)
+    for n in range(PINS_MAX + 2):
+        outcome = outcome_for(scene, [scene.alice])
+        memory_record(seat=scene.alice, outcome=outcome, text=f"PIN-{n:02d} a death")
+    significance_pass_run(outcome_id=outcome.pk)
+    pinned = Memory.objects.filter(seat=scene.alice, pinned=True)
+    assert pinned.count() == PINS_MAX
+    assert not pinned.filter(text__startswith="PIN-00").exists()
+    assert not pinned.filter(text__startswith="PIN-01").exists()
+
+
+def test_a_significance_answer_that_will_not_validate_fails_visibly(user, server):
+    from synthesis.state.services import memory_record
+    from synthesis.state.significance import significance_pass_run
+
+    scene = Scene(user)
+    scene.frame.medium_model = fake_model(user, server)
+    scene.frame.save()
+    outcome = outcome_for(scene, [scene.alice])
+    memory_record(seat=scene.alice, outcome=outcome, text="a quiet day")
+    server.queue(data={"nope": 1})
+    server.queue(data={"scores": "none"})
+    failed = significance_pass_run(outcome_id=outcome.pk)
+    assert failed.status == "failed" and failed.error
+    assert not Memory.objects.get(seat=scene.alice).scored
+    gm = logged_in_client(user).get(f"/api/frames/{scene.frame.pk}/seats/{scene.alice.pk}/state")
+    assert gm.json()["last_failure"] == failed.error
