@@ -187,3 +187,41 @@ class OutcomeEditSerializer(serializers.Serializer):
         max_length=50,
         help_text="Each interrupt's reason (`interrupts[].reason`), as many as it has.",
     )
+
+
+class EdgeEditSerializer(serializers.Serializer):
+    target = serializers.UUIDField(help_text="The other character's seat.")
+    affinity = serializers.IntegerField(min_value=0, max_value=100, required=False)
+    trust = serializers.IntegerField(min_value=0, max_value=100, required=False)
+    knowledge = serializers.CharField(
+        max_length=300, required=False, help_text="A fact it now knows about the other."
+    )
+
+
+class StateEditSerializer(serializers.Serializer):
+    """The GM's edit of a seat's state: new values (each change stored as a delta)."""
+
+    mood = serializers.CharField(max_length=20, required=False, help_text="A mood's name.")
+    intensity = serializers.FloatField(min_value=0.0, max_value=1.0, required=False)
+    fact = serializers.CharField(max_length=300, required=False, help_text="A fact it learned.")
+    edges = EdgeEditSerializer(many=True, required=False, max_length=24)
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs:
+            raise serializers.ValidationError("Nothing to change.")
+        return attrs
+
+
+class MemoryEditSerializer(serializers.Serializer):
+    """The GM's edit of a memory (audited): pin, significance, text, or removal (kept,
+    hidden from its character's prompts and the state drawer)."""
+
+    pinned = serializers.BooleanField(required=False)
+    significance = serializers.IntegerField(min_value=0, max_value=3, required=False)
+    text = serializers.CharField(max_length=600, required=False)
+    removed = serializers.BooleanField(required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs:
+            raise serializers.ValidationError("Nothing to change.")
+        return attrs

@@ -57,6 +57,11 @@ urlpatterns = [
         sheet_api.SeatStateApi.as_view(),
         name="seat-state",
     ),
+    re_path(
+        rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/state/memories/{uuid_arg('memory_id')}/?$",
+        sheet_api.SeatMemoryApi.as_view(),
+        name="seat-memory",
+    ),
     re_path(rf"^frames/{FRAME}/invite/?$", apis.FrameInviteApi.as_view(), name="frame-invite"),
     *[
         re_path(

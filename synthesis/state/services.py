@@ -8,10 +8,21 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.utils import timezone
 
+from lmix.errors import ApplicationError
+
+from ..events import notify_state_changed
 from ..models import Outcome, Seat
-from ..state_models import DeltaKind, Edge, Memory, MemorySource, SeatState, StateDelta
+from ..state_models import (
+    DeltaKind,
+    Edge,
+    Memory,
+    MemoryEdit,
+    MemorySource,
+    SeatState,
+    StateDelta,
+)
 from .fold import DELTA_MAX, EdgeValues, SeatValues, edge_step, fact_step, mood_step
-from .levels import clamp
+from .levels import MOOD_NAMES, clamp
 from .schema import StateProposal
 from .selectors import memory_about
 
@@ -40,14 +51,15 @@ def delta_record(
     intensity: float = 0.0,
     text: str = "",
 ) -> StateDelta:
-    """Store one change of `seat`'s state (an outcome's, or the GM's `by`), clamped, and
-    move its cache the way the fold will.
+    """Store one change of `seat`'s state (an outcome's, or the GM's `by`), clamped (an
+    outcome's to DELTA_MAX), and move its cache the way the fold will.
 
     Raises:
         ValueError: an edge change without a target other than the seat itself.
     """
     if kind == DeltaKind.EDGE and (target is None or target.pk == seat.pk):
         raise ValueError("An edge goes from one character to another.")
+    step = 100 if by is not None else DELTA_MAX  # the GM sets a value; an outcome nudges it
     delta = StateDelta.objects.create(
         frame_id=seat.frame_id,
         seat=seat,
@@ -55,8 +67,8 @@ def delta_record(
         outcome=outcome,
         by=by,
         kind=kind,
-        affinity=int(clamp(affinity, -DELTA_MAX, DELTA_MAX)),
-        trust=int(clamp(trust, -DELTA_MAX, DELTA_MAX)),
+        affinity=int(clamp(affinity, -step, step)),
+        trust=int(clamp(trust, -step, step)),
         mood=mood,
         intensity=round(clamp(intensity, -1.0, 1.0), 4),
         text=_flat(text, FACT_MAX),
@@ -245,3 +257,76 @@ def told_memory(
         told_in=told_in,
         reliability=known.reliability * TOLD_RELIABILITY,
     )
+
+
+@transaction.atomic
+def state_edit(
+    *,
+    seat: Seat,
+    by: object,
+    mood: str | None = None,
+    intensity: float | None = None,
+    fact: str = "",
+    edges: Iterable[dict] = (),
+) -> None:
+    """The GM's edit of `seat`'s state to the values given, each change a delta `by` them
+    (a GM may move a value any distance; an outcome at most DELTA_MAX). Edges toward seats
+    of the same frame only.
+
+    Raises:
+        ApplicationError: an unknown mood, or an edge toward the seat itself or a seat not
+            in its frame (400 both).
+    """
+    if mood is not None and mood not in MOOD_NAMES:
+        raise ApplicationError("Use one of these moods: " + ", ".join(MOOD_NAMES) + ".")
+    targets = {s.pk: s for s in Seat.objects.filter(frame_id=seat.frame_id).exclude(pk=seat.pk)}
+    for edge in edges:
+        if edge["target"] not in targets:
+            raise ApplicationError("An edge goes toward another seat of this frame.")
+    if mood is not None or intensity is not None:
+        state = SeatState.objects.filter(seat=seat).first()
+        now = SeatValues(state.mood, state.intensity) if state else SeatValues()
+        delta_record(
+            seat=seat,
+            kind=DeltaKind.MOOD,
+            by=by,
+            mood=mood or "",
+            intensity=(intensity - now.intensity) if intensity is not None else 0.0,
+        )
+    if fact.strip():
+        delta_record(seat=seat, kind=DeltaKind.FACT, by=by, text=fact)
+    for edge in edges:
+        found = Edge.objects.filter(source=seat, target_id=edge["target"]).first()
+        now_edge = EdgeValues(found.affinity, found.trust) if found else EdgeValues()
+        delta_record(
+            seat=seat,
+            kind=DeltaKind.EDGE,
+            by=by,
+            target=targets[edge["target"]],
+            affinity=edge.get("affinity", now_edge.affinity) - now_edge.affinity,
+            trust=edge.get("trust", now_edge.trust) - now_edge.trust,
+            text=edge.get("knowledge", ""),
+        )
+    notify_state_changed(seat.frame_id, [seat.pk])
+
+
+@transaction.atomic
+def memory_edit(*, memory: Memory, by: object, **changes: object) -> Memory:
+    """The GM's edit of a memory (`pinned`, `significance`, `text`, `removed`), audited as
+    a `MemoryEdit` {field: [before, after]}. The significance pass leaves it alone after
+    (`scored`); a pin past PINS_MAX lets the least recent other pin go."""
+    memory = Memory.objects.select_for_update().get(pk=memory.pk)
+    if "text" in changes:
+        changes["text"] = _flat(changes["text"], MEMORY_MAX)
+    audit = {k: [getattr(memory, k), v] for k, v in changes.items() if getattr(memory, k) != v}
+    if not audit:
+        return memory
+    for key, value in changes.items():
+        setattr(memory, key, value)
+    memory.scored = True
+    memory.save(update_fields=[*changes, "scored"])
+    MemoryEdit.objects.create(memory=memory, by=by, change=audit)
+    if memory.pinned and not memory.removed:
+        pins_cap(memory.seat_id)
+    notify_state_changed(memory.frame_id, [memory.seat_id])
+    return memory
