@@ -12,7 +12,18 @@ from channels.testing import WebsocketCommunicator
 from django.urls import resolve
 
 from synthesis import urls as synthesis_urls
-from synthesis.models import Content, Frame, Liquid, Outcome, Pass, Seat, TableTalk, Window
+from synthesis.models import (
+    Content,
+    Frame,
+    Liquid,
+    Memory,
+    Outcome,
+    Pass,
+    Seat,
+    StateDelta,
+    TableTalk,
+    Window,
+)
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene
@@ -34,6 +45,16 @@ ENDPOINTS = {
     ),
     ("seat-sheet", "get"): ("/api/frames/{frame}/seats/{alice}/sheet", "frame", None),
     ("seat-state", "get"): ("/api/frames/{frame}/seats/{alice}/state", "frame", None),
+    ("seat-state", "patch"): (
+        "/api/frames/{frame}/seats/{alice}/state",
+        "frame",
+        {"mood": "angry", "fact": "OUTSIDER-FACT"},
+    ),
+    ("seat-memory", "patch"): (
+        "/api/frames/{frame}/seats/{alice}/state/memories/{memory}",
+        "frame",
+        {"text": "OUTSIDER-MEMORY", "pinned": True},
+    ),
     ("frame-invite", "post"): ("/api/frames/{frame}/invite", "frame", None),
     ("frame-pause", "post"): ("/api/frames/{frame}/pause", "frame", None),
     ("frame-resume", "post"): ("/api/frames/{frame}/resume", "frame", None),
@@ -129,7 +150,11 @@ class Table(Scene):
             flags=[{"kind": "internal_truth", "owner": "Bob", "excerpt": "x"}],
             held=True,
         )
+        self.memory = Memory.objects.create(
+            frame=self.frame, seat=self.alice, outcome=self.outcome, text="ALICE-REMEMBERS"
+        )
         self.ids = {
+            "memory": str(self.memory.id),
             "frame": str(self.frame.id),
             "outcome": str(self.outcome.id),
             "alice": str(self.alice.id),
@@ -163,6 +188,10 @@ class Table(Scene):
                 )
             ),
             "talk": TableTalk.objects.filter(frame=frame).count(),
+            "memories": sorted(
+                Memory.objects.filter(frame=frame).values_list("id", "text", "pinned", "removed")
+            ),
+            "deltas": StateDelta.objects.filter(frame=frame).count(),
             "content": Content.objects.filter(frame=frame).count(),
         }
 

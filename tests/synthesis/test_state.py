@@ -696,3 +696,85 @@ def test_a_significance_answer_that_will_not_validate_fails_visibly(user, server
     assert not Memory.objects.get(seat=scene.alice).scored
     gm = logged_in_client(user).get(f"/api/frames/{scene.frame.pk}/seats/{scene.alice.pk}/state")
     assert gm.json()["last_failure"] == failed.error
+
+
+# -- the GM's edits -----------------------------------------------------------------------
+
+
+def test_the_gm_edits_a_seats_state_as_deltas_and_its_player_and_the_gm_are_told(user, events):
+    from synthesis.frame_events import gm_group, seat_group
+    from synthesis.state.selectors import state_at
+
+    scene = Scene(user)
+    url = f"/api/frames/{scene.frame.pk}/seats/{scene.alice.pk}/state"
+    body = {
+        "mood": "angry",
+        "intensity": 0.9,
+        "fact": "The cellar is flooded.",
+        "edges": [{"target": str(scene.bob.pk), "affinity": 85, "knowledge": "Bob lies."}],
+    }
+    assert logged_in_client(scene.alice_player).patch(url, body, format="json").status_code == 403
+    del events[:]
+    edited = logged_in_client(user).patch(url, body, format="json")
+    assert edited.status_code == 200, edited.content
+    state = edited.json()
+    assert (state["mood"]["name"], state["mood"]["intensity"]) == ("angry", 0.9)
+    assert state["facts"] == ["The cellar is flooded."]
+    [edge] = state["edges"]
+    assert (edge["affinity"], edge["level"], edge["knowledge"]) == (85, "soulmate", ["Bob lies."])
+    deltas = StateDelta.objects.filter(seat=scene.alice)
+    assert deltas.count() == 3 and all(d.by_id == user.pk and d.outcome_id is None for d in deltas)
+    folded = state_at(seat=scene.alice)  # the caches are the fold of the deltas
+    assert folded.seat.mood == "angry" and folded.seat.intensity == pytest.approx(0.9)
+    assert folded.edges[str(scene.bob.pk)].affinity == 85
+    told = [(g, e) for g, e in events if e["type"] == "state.changed"]
+    assert sorted(g for g, _ in told) == sorted(
+        [seat_group(scene.frame.pk, scene.alice.pk), gm_group(scene.frame.pk)]
+    )
+    assert all(e == {"type": "state.changed", "seat": str(scene.alice.pk)} for _, e in told)
+    # what will not do: a clear 400, nothing stored
+    for bad in (
+        {"mood": "ecstatic"},
+        {"edges": [{"target": str(scene.alice.pk), "affinity": 5}]},
+        {"intensity": 3},
+        {},
+    ):
+        refused = logged_in_client(user).patch(url, bad, format="json")
+        assert refused.status_code == 400 and refused.json()["detail"], bad
+    assert StateDelta.objects.filter(seat=scene.alice).count() == 3
+
+
+def test_the_gm_pins_rewrites_and_removes_a_memory_audited(user, events):
+    from synthesis.state.selectors import recall
+    from synthesis.state.services import memory_record
+    from synthesis.state_models import MemoryEdit
+
+    scene = Scene(user)
+    memory = memory_record(
+        seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text="the lantern"
+    )
+    url = f"/api/frames/{scene.frame.pk}/seats/{scene.alice.pk}/state/memories/{memory.pk}"
+    gm = logged_in_client(user)
+    assert logged_in_client(scene.alice_player).patch(url, {"pinned": True}, format="json").status_code == 403
+    body = {"pinned": True, "significance": 3, "text": "GM-REWROTE lantern"}
+    answer = gm.patch(url, body, format="json")
+    assert answer.status_code == 200, answer.content
+    [shown] = answer.json()["memories"]
+    assert (shown["pinned"], shown["significance"], shown["text"]) == (
+        True,
+        3,
+        "GM-REWROTE lantern",
+    )
+    assert "GM-REWROTE" in flesh_prompt(scene, scene.alice)
+    assert gm.patch(url, {"removed": True}, format="json").json()["memories"] == []
+    assert recall(seat_id=scene.alice.pk, scene=["lantern"], k=8) == []
+    assert "GM-REWROTE" not in flesh_prompt(scene, scene.alice)
+    audit = list(MemoryEdit.objects.filter(memory=memory).values_list("by", "change"))
+    assert audit == [
+        (user.pk, {"pinned": [False, True], "significance": [1, 3], "text": ["the lantern", "GM-REWROTE lantern"]}),
+        (user.pk, {"removed": [False, True]}),
+    ]  # fmt: skip
+    assert Memory.objects.filter(pk=memory.pk, removed=True).exists()  # kept
+    other = f"/api/frames/{scene.frame.pk}/seats/{scene.bob.pk}/state/memories/{memory.pk}"
+    assert gm.patch(other, {"pinned": False}, format="json").status_code == 404  # not Bob's
+    assert gm.patch(url, {}, format="json").status_code == 400
