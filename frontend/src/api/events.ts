@@ -26,6 +26,7 @@ export type FrameMessage =
   | NarrativeDone
   | OutcomeFlagged
   | LiquidFlagged
+  | StateChanged
 
 export interface TurnEvent {
   type: 'turn.created' | 'turn.done' | 'turn.failed' | 'turn.edited'
@@ -457,4 +458,12 @@ export interface LiquidFlagged {
     kind: string
     detail: string
   }[]
+}
+/**
+ * A seat's character state changed (a state or significance pass, or the GM's edit):
+ * its player and the GM re-read it (the state API); no state in the body. Unnumbered.
+ */
+export interface StateChanged {
+  type: 'state.changed'
+  seat: string
 }

@@ -20,6 +20,8 @@ import type {
   PassStatus,
   Seat,
   SeatState,
+  StateEditInput,
+  MemoryEditInput,
   SeatUpdateInput,
   SpectatorView,
   TalkMessage,
@@ -74,6 +76,14 @@ export const getSeatSheet = (frameId: string, seatId: string) =>
 /** My character's state: relationships, mood, learned facts, memories (the seat's player or the GM; others 404). */
 export const getSeatState = (frameId: string, seatId: string) =>
   http.get<SeatState>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/state`)
+
+/** GM: set a seat's mood, edges or add a fact (each a delta by the GM). */
+export const editSeatState = (frameId: string, seatId: string, input: StateEditInput) =>
+  http.patch<SeatState>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/state`, input)
+
+/** GM: pin, weigh, rewrite or remove (hide) one of a seat's memories (audited). */
+export const editSeatMemory = (frameId: string, seatId: string, memoryId: string, input: MemoryEditInput) =>
+  http.patch<SeatState>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/state/memories/${encodeURIComponent(memoryId)}`, input)
 
 /** Give up my seat (it opens again; my sockets close with 4403). */
 export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${one(frameId)}/leave`, { seat })

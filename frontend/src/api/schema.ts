@@ -639,7 +639,32 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * @description GM: set the seat's mood, its intensity, edges (affinity, trust, a fact about the
+         *     other) or add a learned fact. Each change is a delta by you; the seat's player and
+         *     you are told (`state.changed`).
+         */
+        patch: operations["frames_seats_state_partial_update"];
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/seats/{seat_id}/state/memories/{memory_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * @description GM: pin or unpin a memory, set its significance, rewrite it, or remove it (kept,
+         *     hidden). Audited; the seat's player and you are told (`state.changed`).
+         */
+        patch: operations["frames_seats_state_memories_partial_update"];
         trace?: never;
     };
     "/api/frames/{frame_id}/spectators/": {
@@ -1618,6 +1643,17 @@ export type components = {
              */
             draft: string;
         };
+        EdgeEditRequest: {
+            /**
+             * Format: uuid
+             * @description The other character's seat.
+             */
+            target: string;
+            affinity?: number;
+            trust?: number;
+            /** @description A fact it now knows about the other. */
+            knowledge?: string;
+        };
         /**
          * EpilogueBody
          * @description One epilogue of a closed scene: whose, where its writing stands, its text once done.
@@ -2425,6 +2461,16 @@ export type components = {
             persona?: string | null;
             priority?: number;
         };
+        /**
+         * @description The GM's edit of a memory (audited): pin, significance, text, or removal (kept,
+         *     hidden from its character's prompts and the state drawer).
+         */
+        PatchedMemoryEditRequest: {
+            pinned?: boolean;
+            significance?: number;
+            text?: string;
+            removed?: boolean;
+        };
         /** @description PATCH /api/outcomes/{id}: any of the outcome's texts, in order. */
         PatchedOutcomeEditRequest: {
             /** @description Each resolved action's text (`actions_resolved[].action`), as many as it has. */
@@ -2485,6 +2531,16 @@ export type components = {
             category?: string;
             name?: string;
             text?: string;
+        };
+        /** @description The GM's edit of a seat's state: new values (each change stored as a delta). */
+        PatchedStateEditRequest: {
+            /** @description A mood's name. */
+            mood?: string;
+            /** Format: double */
+            intensity?: number;
+            /** @description A fact it learned. */
+            fact?: string;
+            edges?: components["schemas"]["EdgeEditRequest"][];
         };
         PatchedTurnEditRequest: {
             content?: string;
@@ -3996,6 +4052,59 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatStateAnswer"];
+                };
+            };
+        };
+    };
+    frames_seats_state_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                seat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedStateEditRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatStateAnswer"];
+                };
+            };
+        };
+    };
+    frames_seats_state_memories_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                memory_id: string;
+                seat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedMemoryEditRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {

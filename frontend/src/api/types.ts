@@ -193,6 +193,8 @@ export type SheetOther = Schemas['SheetOther']
  * relationships, mood, learned facts and memories, as the state passes left them.
  */
 export type SeatState = Schemas['SeatStateAnswer']
+export type StateEditInput = Schemas['PatchedStateEditRequest']
+export type MemoryEditInput = Schemas['PatchedMemoryEditRequest']
 /** How the character sees another: affinity and trust 0–100, their level, what it knows of them. */
 export type StateEdge = Schemas['StateEdge']
 /** One of the character's memories: only of what it witnessed. */

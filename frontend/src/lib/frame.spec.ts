@@ -210,6 +210,17 @@ describe('applying events', () => {
     ])
     expect(s.info.liquid_flags).toEqual({ l1: [flag], l2: [flag, flag] })
   })
+
+  it('counts state.changed per seat (a state drawer re-reads when it moves), unnumbered; a re-read moves them all', () => {
+    const s = play(fromSnapshot(makeFrameView({ seq: 1 })), [
+      { type: 'state.changed', seat: SEATS.alice },
+      { type: 'state.changed', seat: SEATS.alice },
+      { type: 'state.changed', seat: SEATS.bob },
+    ])
+    expect(s.stateChanged).toEqual({ [SEATS.alice]: 2, [SEATS.bob]: 1 })
+    expect(s.seq).toBe(1)
+    expect(mergeSnapshot(s, makeFrameView({ seq: 1 })).stateChanged).toEqual({ [SEATS.alice]: 3, [SEATS.bob]: 2 })
+  })
 })
 
 describe('table talk', () => {

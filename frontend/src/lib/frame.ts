@@ -43,6 +43,8 @@ export interface FrameState {
   talk: TalkMessage[]
   /** World content, oldest first (an edit keeps its place). */
   content: ContentEntry[]
+  /** Seat → how many `state.changed` were heard: a state drawer re-reads when it moves. */
+  stateChanged?: Record<string, number>
 }
 
 /** What applying one event did: the new state, and whether the state must be re-read. */
@@ -120,6 +122,8 @@ export function mergeSnapshot(local: FrameState | null, view: FrameView): FrameS
   }
   fresh.failedPasses = Object.fromEntries(Object.entries(local.failedPasses).filter(([, p]) => p.seat !== null && stillFailed(p.seat)))
   fresh.interrupted = { ...local.interrupted }
+  // A re-read may have missed a `state.changed`: the drawers read again.
+  fresh.stateChanged = Object.fromEntries(Object.entries(local.stateChanged ?? {}).map(([seat, n]) => [seat, n + 1]))
   return fresh
 }
 
@@ -283,6 +287,8 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
       const next = { ...old, text: old.text + msg.delta, token_count: msg.index + 1 }
       return done({ narratives: { ...state.narratives, [old.id]: next } })
     }
+    case 'state.changed':
+      return done({ stateChanged: { ...state.stateChanged, [msg.seat]: (state.stateChanged?.[msg.seat] ?? 0) + 1 } })
     case 'narrative.restarted':
       // Its pass is written again from the start (a dead worker, a retry), under a new id
       // whose first delta follows: the old run's text goes, never joined to the new one's.
