@@ -755,7 +755,8 @@ def test_the_gm_pins_rewrites_and_removes_a_memory_audited(user, events):
     )
     url = f"/api/frames/{scene.frame.pk}/seats/{scene.alice.pk}/state/memories/{memory.pk}"
     gm = logged_in_client(user)
-    assert logged_in_client(scene.alice_player).patch(url, {"pinned": True}, format="json").status_code == 403
+    player = logged_in_client(scene.alice_player)
+    assert player.patch(url, {"pinned": True}, format="json").status_code == 403
     body = {"pinned": True, "significance": 3, "text": "GM-REWROTE lantern"}
     answer = gm.patch(url, body, format="json")
     assert answer.status_code == 200, answer.content
@@ -770,10 +771,12 @@ def test_the_gm_pins_rewrites_and_removes_a_memory_audited(user, events):
     assert recall(seat_id=scene.alice.pk, scene=["lantern"], k=8) == []
     assert "GM-REWROTE" not in flesh_prompt(scene, scene.alice)
     audit = list(MemoryEdit.objects.filter(memory=memory).values_list("by", "change"))
-    assert audit == [
-        (user.pk, {"pinned": [False, True], "significance": [1, 3], "text": ["the lantern", "GM-REWROTE lantern"]}),
-        (user.pk, {"removed": [False, True]}),
-    ]  # fmt: skip
+    rewrote = {
+        "pinned": [False, True],
+        "significance": [1, 3],
+        "text": ["the lantern", "GM-REWROTE lantern"],
+    }
+    assert audit == [(user.pk, rewrote), (user.pk, {"removed": [False, True]})]
     assert Memory.objects.filter(pk=memory.pk, removed=True).exists()  # kept
     other = f"/api/frames/{scene.frame.pk}/seats/{scene.bob.pk}/state/memories/{memory.pk}"
     assert gm.patch(other, {"pinned": False}, format="json").status_code == 404  # not Bob's

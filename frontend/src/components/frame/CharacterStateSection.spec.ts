@@ -84,6 +84,23 @@ describe('CharacterStateSection', () => {
     await flushPromises()
   })
 
+  it('lets the GM set an edge toward a character it has none toward yet', async () => {
+    editSeatState.mockResolvedValue(state())
+    const others = [
+      { id: 'seat-a', name: 'The Painter' },
+      { id: 'seat-b', name: 'The Porter' },
+      { id: 'seat-t', name: 'The Tailor' },
+    ]
+    const w = mount(CharacterStateSection, { props: { frameId: 'f1', seatId: 'seat-a', editable: true, others } })
+    await flushPromises()
+    const form = w.find(q('state-new-edge'))
+    expect(form.findAll('option').map((o) => o.text())).toEqual(['Toward…', 'The Tailor'])
+    await form.find('select').setValue('seat-t')
+    await form.trigger('submit')
+    expect(editSeatState).toHaveBeenLastCalledWith('f1', 'seat-a', { edges: [{ target: 'seat-t', affinity: 10, trust: 50 }] })
+    await flushPromises()
+  })
+
   it("shows the server's reason when an edit is refused", async () => {
     editSeatState.mockRejectedValue(new ApiError(400, 'Use one of these moods: neutral.'))
     const w = mount(CharacterStateSection, { props: { frameId: 'f1', seatId: 'seat-a', editable: true } })
