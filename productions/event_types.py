@@ -64,6 +64,14 @@ class TurnsDeleted(Event):
     seq: int
 
 
+class HeadMoved(Event):
+    """The branch being followed changed (a sibling chosen, a rewind, its restore)."""
+
+    type: Literal["head.moved"]
+    head: Uuid | None
+    seq: int
+
+
 class AutoplayStop(Body):
     turn: Uuid
     error: str
@@ -100,6 +108,7 @@ PRODUCTION_EVENTS: tuple[type[Event], ...] = (
     TurnRerun,
     TurnToken,
     TurnsDeleted,
+    HeadMoved,
     Autoplay,
     DraftToken,
     DraftDone,

@@ -21,6 +21,7 @@ from .event_types import (
     DraftDone,
     DraftFailed,
     DraftToken,
+    HeadMoved,
     TurnBody,
     TurnEvent,
     TurnRerun,
@@ -112,6 +113,12 @@ def notify_turns_deleted(
         reparented=reparented,
         head=str(head) if head else None,
     )
+
+
+def notify_head_moved(production: Production) -> None:
+    """Another branch is followed (chosen, rewound to, restored): clients show it."""
+    head = production.head_id
+    _notify(production.pk, HeadMoved, type="head.moved", head=str(head) if head else None)
 
 
 _DRAFT_EVENTS: dict[str, type[Event]] = {

@@ -61,6 +61,7 @@ def production_head_set(*, production: Production, turn: Turn) -> Production:
         raise ApplicationError("That turn is not part of this production.")
     Production.objects.filter(pk=production.pk).update(head=turn)
     production.head = turn
+    events.notify_head_moved(production)
     return production
 
 

@@ -1,6 +1,7 @@
 """Changing turns after the fact: edit a turn's text, delete it (with or without what
-follows it), continue the last turn of a branch."""
+follows it), continue the last turn of a branch, rewind the branch to an earlier turn."""
 
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from django.db import transaction
@@ -9,10 +10,10 @@ from django.utils import timezone
 
 from lmix.errors import ApplicationError
 
-from . import events
+from . import events, hooks
 from .enqueue import turn_generate_enqueue
 from .models import ACTIVE_STATUSES, Production, SpeakerKind, Turn, TurnStatus
-from .selectors import cast_load
+from .selectors import cast_load, turn_branch
 
 
 class BranchChoice(StrEnum):
@@ -150,3 +151,55 @@ def turn_continue(*, turn: Turn) -> Turn:
 
     transaction.on_commit(lambda: turn_generate_enqueue(turn.pk))
     return turn
+
+
+@dataclass(frozen=True)
+class Rewind:
+    """What a rewind to `to` undoes: the turns of the followed branch after it (kept, and
+    restored by moving the head back to `restore`), and what higher layers hid with them
+    (`hooks.rewind_counts`: the cast's state deltas and memories of those turns)."""
+
+    to: Turn
+    restore: object  # the head before the rewind: `PUT head` to it restores
+    turns: list[Turn]
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@transaction.atomic
+def production_rewind(*, production: Production, to: Turn, dry_run: bool = False) -> Rewind:
+    """Go back to `to` on the branch being followed: the head moves there, the turns after
+    it are kept (a branch of the tree, as a regenerated turn's siblings are), so moving the
+    head forward again (`PUT head` to `Rewind.restore`) restores everything, state included:
+    the cast's state is the fold of the head's branch (synthesis/state/productions.py).
+
+    Raises:
+        ApplicationError: 409 while a turn is being written; 400 when `to` is not on the
+            branch being followed, or is its last turn already.
+    """
+    production = Production.objects.select_for_update().get(pk=production.pk)
+    for active in production.turns.filter(status__in=ACTIVE_STATUSES):
+        _refuse_while_written(active)
+    branch = turn_branch(production=production, leaf_id=production.head_id)
+    ids = [turn.pk for turn in branch]
+    if to.pk not in ids:
+        raise ApplicationError(
+            "That turn is not on the branch being followed: choose its branch first.",
+            details={"to": ["Not on the branch being followed."]},
+        )
+    undone = branch[ids.index(to.pk) + 1 :]
+    if not undone:
+        raise ApplicationError(
+            "Nothing to undo: that is already the last turn of the branch.",
+            details={"to": ["Already the last turn."]},
+        )
+    plan = Rewind(
+        to=to,
+        restore=production.head_id,
+        turns=undone,
+        counts=hooks.rewind_counts([turn.pk for turn in undone]),
+    )
+    if not dry_run:
+        production.head = to
+        production.save(update_fields=["head", "updated_at"])
+        events.notify_head_moved(production)
+    return plan

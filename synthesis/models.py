@@ -659,4 +659,5 @@ from .state_models import (  # noqa: E402, F401
     StateDelta,
     StatePass,
     StatePassStatus,
+    TurnStatePass,
 )

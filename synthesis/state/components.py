@@ -4,8 +4,11 @@ it learned). Each is private (never in a shared frame's public prompt), reads on
 seat's own rows in gather's batch (one statement each, whatever the cast's size) and is
 capped."""
 
+from collections.abc import Sequence
+
 from ..medium.components import Component, component_register, loaded
 from ..medium.context import MediumContext, flat
+from ..state_models import Memory
 from .levels import compiled_parameters, level
 from .selectors import OWN_EDGES, OWN_MEMORIES, OWN_STATE, recall
 
@@ -14,12 +17,34 @@ MEMORY_LINE_MAX = 700
 FACTS_SHOWN = 8
 
 
-def _memories(ctx: MediumContext, _outcome: object) -> list[str]:
+def memory_lines(memories: list[Memory]) -> list[str]:
+    """The recalled memories' lines (a production's prompt reads the same: productions.py)."""
     lines = []
-    for memory in recall(loaded(ctx, "memories"), k=MEMORIES_K):
+    for memory in recall(memories, k=MEMORIES_K):
         marks = " (unforgettable)" if memory.pinned else ""
         lines.append(f"- {flat(memory.text, MEMORY_LINE_MAX)}{marks}")
     return lines
+
+
+def edge_line(name: str, affinity: int, trust: int, knowledge: Sequence[str]) -> str:
+    line = f"- {name}: {level(affinity)} (affinity {affinity}, trust {trust})"
+    if knowledge:
+        line += "; knows: " + "; ".join(flat(k, 200) for k in list(knowledge)[-3:])
+    return line
+
+
+def mood_lines(mood: str, intensity: float, facts: Sequence[str]) -> list[str]:
+    parameters = compiled_parameters(mood=mood, intensity=intensity)
+    shown = ", ".join(f"{k} {v:.1f}" for k, v in parameters.items() if abs(v - 0.5) >= 0.1)
+    lines = [f"- {mood} (intensity {intensity:.1f})" + (f": {shown}" if shown else "")]
+    if facts:
+        learned = [flat(fact, 200) for fact in list(facts)[-FACTS_SHOWN:]]
+        lines.append("- Has learned: " + "; ".join(learned))
+    return lines
+
+
+def _memories(ctx: MediumContext, _outcome: object) -> list[str]:
+    return memory_lines(loaded(ctx, "memories"))
 
 
 def _relationships(ctx: MediumContext, _outcome: object) -> list[str]:
@@ -28,10 +53,7 @@ def _relationships(ctx: MediumContext, _outcome: object) -> list[str]:
         name = ctx.labels.get(edge.target_id)
         if name is None:  # a seat no longer in the frame
             continue
-        line = f"- {name}: {level(edge.affinity)} (affinity {edge.affinity}, trust {edge.trust})"
-        if edge.knowledge:
-            line += "; knows: " + "; ".join(flat(k, 200) for k in edge.knowledge[-3:])
-        lines.append(line)
+        lines.append(edge_line(name, edge.affinity, edge.trust, edge.knowledge))
     return lines
 
 
@@ -40,13 +62,7 @@ def _mood(ctx: MediumContext, _outcome: object) -> list[str]:
     if not rows:
         return []
     state = rows[0]
-    parameters = compiled_parameters(mood=state.mood, intensity=state.intensity)
-    shown = ", ".join(f"{k} {v:.1f}" for k, v in parameters.items() if abs(v - 0.5) >= 0.1)
-    lines = [f"- {state.mood} (intensity {state.intensity:.1f})" + (f": {shown}" if shown else "")]
-    if state.facts:
-        learned = [flat(fact, 200) for fact in state.facts[-FACTS_SHOWN:]]
-        lines.append("- Has learned: " + "; ".join(learned))
-    return lines
+    return mood_lines(state.mood, state.intensity, state.facts)
 
 
 for _component in (

@@ -4,6 +4,8 @@ pins capped; and `state_apply`, the rules a state pass's proposal goes through."
 
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from django.db import transaction
 from django.utils import timezone
@@ -12,7 +14,7 @@ from ..models import Outcome, Seat
 from ..state_models import DeltaKind, Edge, Memory, MemorySource, SeatState, StateDelta
 from .fold import DELTA_MAX, EdgeValues, SeatValues, edge_step, fact_step, mood_step
 from .levels import clamp
-from .schema import StateProposal
+from .schema import EdgeChange, StateProposal
 
 MEMORY_MAX = 600  # characters of one memory
 FACT_MAX = 300  # characters of one learned fact
@@ -148,29 +150,78 @@ def name_key(text: str) -> str:
     return " ".join(str(text).strip().strip("[]").split()).casefold()
 
 
+class HasPk(Protocol):
+    pk: Any
+
+
+C = TypeVar("C", bound=HasPk)  # a frame's Seat, or a production's cast member (Assistant)
+
+
+@dataclass(frozen=True)
+class Allowed(Generic[C]):
+    """One witness's changes, as the rules let them through (`changes_allowed`)."""
+
+    character: C
+    edges: list[tuple[C, EdgeChange]]
+    mood: str
+    intensity: float
+    learned: list[str]
+    memory: str
+    significance: int
+
+
+def changes_allowed(
+    proposal: StateProposal, *, characters: Iterable[C], labels: dict, witnesses: set[str]
+) -> list[Allowed[C]]:
+    """The rules a state pass's proposal goes through, for frames' seats and productions'
+    cast members alike: only `witnesses` (their pks, as text) change, each once; names it
+    does not know are ignored, and so is an edge toward oneself; facts are capped.
+    Clamping is the writer's (`delta_record`, the fold's steps)."""
+    by_name = {name_key(labels[c.pk]): c for c in characters if c.pk in labels}
+    allowed: list[Allowed[C]] = []
+    for change in proposal.characters:
+        who = by_name.get(name_key(change.character))
+        if (
+            who is None
+            or str(who.pk) not in witnesses
+            or any(a.character.pk == who.pk for a in allowed)
+        ):
+            continue
+        edges = []
+        for edge in change.relationships:
+            target = by_name.get(name_key(edge.toward))
+            if target is not None and target.pk != who.pk:
+                edges.append((target, edge))
+        allowed.append(
+            Allowed(
+                character=who,
+                edges=edges,
+                mood=change.mood or "",
+                intensity=change.mood_intensity,
+                learned=[f for f in change.learned if f.strip()][:FACTS_PER_OUTCOME],
+                memory=change.memory if change.memory.strip() else "",
+                significance=change.significance,
+            )
+        )
+    return allowed
+
+
 @transaction.atomic
 def state_apply(
     *, outcome: Outcome, proposal: StateProposal, seats: Iterable[Seat], labels: dict
 ) -> list[uuid.UUID]:
-    """Apply a state pass's proposal under the rules: only the outcome's witnesses change
-    (whatever the model says of anyone else), each once; names it does not know are
-    ignored; every delta is clamped (`delta_record`).
+    """Apply a state pass's proposal under the rules (`changes_allowed`): only the
+    outcome's witnesses change; every delta is clamped (`delta_record`).
 
     Returns:
         The seats whose state changed.
     """
-    by_name = {name_key(labels[s.pk]): s for s in seats if s.pk in labels}
     witnesses = {str(w) for w in outcome.witnesses or []}
     changed: list[uuid.UUID] = []
-    for change in proposal.characters:
-        seat = by_name.get(name_key(change.character))
-        if seat is None or str(seat.pk) not in witnesses or seat.pk in changed:
-            continue
+    for change in changes_allowed(proposal, characters=seats, labels=labels, witnesses=witnesses):
+        seat = change.character
         changed.append(seat.pk)
-        for edge in change.relationships:
-            target = by_name.get(name_key(edge.toward))
-            if target is None or target.pk == seat.pk:
-                continue
+        for target, edge in change.edges:
             delta_record(
                 seat=seat,
                 kind=DeltaKind.EDGE,
@@ -180,17 +231,17 @@ def state_apply(
                 trust=edge.trust,
                 text=edge.fact,
             )
-        if change.mood or change.mood_intensity:
+        if change.mood or change.intensity:
             delta_record(
                 seat=seat,
                 kind=DeltaKind.MOOD,
                 outcome=outcome,
-                mood=change.mood or "",
-                intensity=change.mood_intensity,
+                mood=change.mood,
+                intensity=change.intensity,
             )
-        for fact in [f for f in change.learned if f.strip()][:FACTS_PER_OUTCOME]:
+        for fact in change.learned:
             delta_record(seat=seat, kind=DeltaKind.FACT, outcome=outcome, text=fact)
-        if change.memory.strip():
+        if change.memory:
             memory_record(
                 seat=seat, outcome=outcome, text=change.memory, significance=change.significance
             )
