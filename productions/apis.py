@@ -97,9 +97,7 @@ class ProductionViewSet(viewsets.ModelViewSet):
                 "That turn is not part of this production.",
                 details={"to": ["Not a turn of this production."]},
             )
-        plan = turn_edits.production_rewind(
-            production=production, to=to, dry_run=values["dry_run"]
-        )
+        plan = turn_edits.production_rewind(production=production, to=to, dry_run=values["dry_run"])
         answer = {
             "to": str(to.pk),
             "dry_run": values["dry_run"],
