@@ -161,7 +161,9 @@ def test_rewind_then_restore_returns_the_exact_prior_state(api, user):
                 characters=[
                     CharacterChange(
                         character=name,
-                        relationships=[EdgeChange(toward=ALICE, affinity=7, trust=-3, fact=f"f{index}")],
+                        relationships=[
+                            EdgeChange(toward=ALICE, affinity=7, trust=-3, fact=f"f{index}")
+                        ],
                         mood="angry" if index % 2 else "happy",
                         mood_intensity=0.2,
                         learned=[f"learned {index}"],
