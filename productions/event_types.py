@@ -72,6 +72,14 @@ class HeadMoved(Event):
     seq: int
 
 
+class CastStateChanged(Event):
+    """The cast's state changed after `turn` (its state pass ended): read it again."""
+
+    type: Literal["cast.state"]
+    turn: Uuid
+    seq: int
+
+
 class AutoplayStop(Body):
     turn: Uuid
     error: str
@@ -109,6 +117,7 @@ PRODUCTION_EVENTS: tuple[type[Event], ...] = (
     TurnToken,
     TurnsDeleted,
     HeadMoved,
+    CastStateChanged,
     Autoplay,
     DraftToken,
     DraftDone,

@@ -27,7 +27,7 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.llm.offline import Act
-from productions import hooks
+from productions import events, hooks
 from productions.knowledge import public_name
 from productions.models import Production, SpeakerKind, Turn
 from productions.selectors import cast_load, turn_branch
@@ -127,7 +127,8 @@ def _run(turn: Turn, state_pass: TurnStatePass, tries: list[dict[str, Any]]) -> 
     with transaction.atomic():
         if not pass_finish(state_pass, tries):
             return  # taken over by a redelivered task meanwhile: it changes nothing
-        turn_state_apply(turn=turn, proposal=proposal, cast=cast, labels=labels)
+        if turn_state_apply(turn=turn, proposal=proposal, cast=cast, labels=labels):
+            events.notify_cast_state(production.pk, turn.pk)
 
 
 def _said(turn: Turn, labels: dict) -> tuple[str, str]:
