@@ -31,6 +31,13 @@ from .serializers import (
     TurnSerializer,
 )
 
+EXCERPT = 120
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1].rstrip() + "…"
+
 
 class ProductionViewSet(viewsets.ModelViewSet):
     serializer_class = ProductionSerializer
@@ -104,7 +111,7 @@ class ProductionViewSet(viewsets.ModelViewSet):
             "head": str(plan.restore if values["dry_run"] else to.pk),
             "restore": str(plan.restore),
             "turns": [
-                {"id": str(t.pk), "speaker_name": t.speaker_name, "excerpt": t.content[:120]}
+                {"id": str(t.pk), "speaker_name": t.speaker_name, "excerpt": _excerpt(t.content)}
                 for t in plan.turns
             ],
             "state_deltas": plan.counts.get("state_deltas", 0),

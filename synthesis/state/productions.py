@@ -162,6 +162,7 @@ def turn_scene(*, turn: Turn, cast: Sequence[Assistant], labels: dict) -> StateS
     """What the offline narrator answers from: the turn as a cast member's successful act,
     a director's note as a fact."""
     who, text = _said(turn, labels)
+    text = text.replace("*", "")  # Markdown's marks, not the story
     witnesses = tuple(labels[member.pk] for member in cast)
     if who == DIRECTOR:
         return StateScene(witnesses=witnesses, acts=(), facts=(flat(text, 300),))
