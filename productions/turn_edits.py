@@ -14,6 +14,7 @@ from . import events, hooks
 from .enqueue import turn_generate_enqueue
 from .models import ACTIVE_STATUSES, Production, SpeakerKind, Turn, TurnStatus
 from .selectors import cast_load, turn_branch
+from .services import autoplay_end
 
 
 class BranchChoice(StrEnum):
@@ -202,4 +203,5 @@ def production_rewind(*, production: Production, to: Turn, dry_run: bool = False
         production.head = to
         production.save(update_fields=["head", "updated_at"])
         events.notify_head_moved(production)
+        autoplay_end(production)  # it would go on from the branch left behind
     return plan
