@@ -8,6 +8,8 @@ state API is the owner's."""
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lmix.models import LLMCall
 from productions.models import Production, Turn
@@ -102,7 +104,10 @@ def proposal_for(ops: list[tuple]) -> StateProposal:
     )
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 2**32 - 1))
 def test_the_state_is_the_fold_of_the_heads_branch_as_direct_updates_give_it(user, seed):
     """Deltas stored turn by turn (a side branch too) fold, along the head's branch, to
     the state applying each update in turn gives (clamps included); the side branch's
