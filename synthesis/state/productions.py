@@ -50,7 +50,7 @@ from .run import (
 )
 from .schema import StateProposal, StateScene
 from .selectors import MEMORY_CANDIDATES
-from .services import DELTA_MAX, FACT_MAX, MEMORY_MAX, changes_allowed
+from .services import changes_allowed, delta_values, memory_text
 
 logger = logging.getLogger(__name__)
 TURN_MAX = 20000
@@ -174,7 +174,7 @@ def turn_state_apply(
     *, turn: Turn, proposal: StateProposal, cast: Sequence[Assistant], labels: dict
 ) -> list[object]:
     """Apply a turn's state pass under the frames' rules (`changes_allowed`: the cast
-    witnessed it), each delta clamped as `delta_record` clamps it. No cache is moved: the
+    witnessed it), each delta clamped as a frame's (`delta_values`). No cache is moved: the
     fold of the head's branch is the state (`member_state`).
 
     Returns:
@@ -186,27 +186,15 @@ def turn_state_apply(
     for change in allowed:
         base = {"turn": turn, "member": change.character}
         for target, edge in change.edges:
-            rows.append(
-                StateDelta(
-                    **base,
-                    kind=DeltaKind.EDGE,
-                    toward=target,
-                    affinity=_step(edge.affinity),
-                    trust=_step(edge.trust),
-                    text=_text(edge.fact, FACT_MAX),
-                )
+            values = delta_values(
+                kind=DeltaKind.EDGE, affinity=edge.affinity, trust=edge.trust, text=edge.fact
             )
+            rows.append(StateDelta(**base, toward=target, **values))
         if change.mood or change.intensity:
-            rows.append(
-                StateDelta(
-                    **base,
-                    kind=DeltaKind.MOOD,
-                    mood=change.mood,
-                    intensity=round(clamp(change.intensity, -1.0, 1.0), 4),
-                )
-            )
+            values = delta_values(kind=DeltaKind.MOOD, mood=change.mood, intensity=change.intensity)
+            rows.append(StateDelta(**base, **values))
         rows += [
-            StateDelta(**base, kind=DeltaKind.FACT, text=_text(fact, FACT_MAX))
+            StateDelta(**base, **delta_values(kind=DeltaKind.FACT, text=fact))
             for fact in change.learned
         ]
         if change.memory:
@@ -215,7 +203,7 @@ def turn_state_apply(
                 member=change.character,
                 turn=turn,
                 defaults={
-                    "text": _text(change.memory, MEMORY_MAX),
+                    "text": memory_text(change.memory),
                     "witnesses": sorted(witnesses),
                     "significance": significance,
                     "pinned": significance == 3,
@@ -223,14 +211,6 @@ def turn_state_apply(
             )
     StateDelta.objects.bulk_create(rows)
     return [change.character.pk for change in allowed]
-
-
-def _step(value: int) -> int:
-    return int(clamp(value, -DELTA_MAX, DELTA_MAX))
-
-
-def _text(text: object, limit: int) -> str:
-    return " ".join(str(text).split())[:limit]
 
 
 # The state on the head's branch.

@@ -26,6 +26,30 @@ def _flat(text: object, limit: int) -> str:
     return " ".join(str(text).split())[:limit]
 
 
+def delta_values(
+    *,
+    kind: DeltaKind,
+    affinity: int = 0,
+    trust: int = 0,
+    mood: str = "",
+    intensity: float = 0.0,
+    text: str = "",
+) -> dict:
+    """A delta's values as stored, each clamped (a frame's and a production's alike)."""
+    return {
+        "kind": kind,
+        "affinity": int(clamp(affinity, -DELTA_MAX, DELTA_MAX)),
+        "trust": int(clamp(trust, -DELTA_MAX, DELTA_MAX)),
+        "mood": mood,
+        "intensity": round(clamp(intensity, -1.0, 1.0), 4),
+        "text": _flat(text, FACT_MAX),
+    }
+
+
+def memory_text(text: object) -> str:
+    return _flat(text, MEMORY_MAX)
+
+
 @transaction.atomic
 def delta_record(
     *,
@@ -54,12 +78,9 @@ def delta_record(
         target=target if kind == DeltaKind.EDGE else None,
         outcome=outcome,
         by=by,
-        kind=kind,
-        affinity=int(clamp(affinity, -DELTA_MAX, DELTA_MAX)),
-        trust=int(clamp(trust, -DELTA_MAX, DELTA_MAX)),
-        mood=mood,
-        intensity=round(clamp(intensity, -1.0, 1.0), 4),
-        text=_flat(text, FACT_MAX),
+        **delta_values(
+            kind=kind, affinity=affinity, trust=trust, mood=mood, intensity=intensity, text=text
+        ),
     )
     if kind == DeltaKind.EDGE:
         _edge_move(delta, outcome)
@@ -130,7 +151,7 @@ def memory_record(
         frame_id=seat.frame_id,
         seat=seat,
         outcome=outcome,
-        text=_flat(text, MEMORY_MAX),
+        text=memory_text(text),
         witnesses=witnesses,
         source=source,
         told_by=told_by,
