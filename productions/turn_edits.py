@@ -66,6 +66,22 @@ def _descendants(production: Production, turn: Turn) -> list[Turn]:
     return found
 
 
+def _newest_below(production: Production, parent_id: object | None) -> object | None:
+    """Where the head goes when it was deleted: the newest turn left under `parent_id` (the
+    whole tree for None), else `parent_id` itself. The page shows the same branch
+    (frontend/src/lib/branches.ts::latestLeaf), and the head is exactly where it ends."""
+    children: dict[object, list[Turn]] = {}
+    for other in production.turns.only("id", "parent_id", "created_at"):
+        children.setdefault(other.parent_id, []).append(other)
+    below, frontier = [], [parent_id]
+    while frontier:
+        found = [child for at in frontier for child in children.get(at, [])]
+        below += found
+        frontier = [child.pk for child in found]
+    newest = max(below, key=lambda t: (t.created_at, str(t.pk)), default=None)
+    return newest.pk if newest else parent_id
+
+
 @transaction.atomic
 def turn_delete(*, turn: Turn, branch: BranchChoice | None = None) -> list[str]:
     """Delete a turn. A turn with later turns needs `branch`: delete them too, or keep them
@@ -102,11 +118,11 @@ def turn_delete(*, turn: Turn, branch: BranchChoice | None = None) -> list[str]:
             parent_id=turn.parent_id
         )
         Turn.objects.filter(pk__in=[other.pk for other in below]).update(depth=F("depth") - 1)
-    if production.head_id in deleted_ids:
-        production.head_id = turn.parent_id
-        production.save(update_fields=["head", "updated_at"])
     # Kept children were moved up first, so the tree's cascade takes none of them.
     Turn.objects.filter(pk__in=deleted_ids).delete()
+    if production.head_id in deleted_ids:
+        production.head_id = _newest_below(production, turn.parent_id)
+        production.save(update_fields=["head", "updated_at"])
     events.notify_turns_deleted(
         production.pk,
         deleted=[str(pk) for pk in deleted_ids],

@@ -91,3 +91,18 @@ def test_a_rewind_is_refused_clearly(api, other_api, user, production_factory):
     busy = rewind(api, production, one["id"], dry_run=True)
     assert busy.status_code == 409 and "still being written" in busy.json()["detail"]
     assert head(production) == sibling["id"]  # nothing moved
+
+
+def test_deleting_the_heads_turn_moves_the_head_to_the_branch_the_page_shows(
+    api, user, production_factory
+):
+    """The head is exactly where the shown branch ends (a rewound head hides what follows
+    it): with the head's turn deleted, it moves to the newest turn left under its parent,
+    the branch the page shows then, not to the parent with its other versions hidden."""
+    production = production_factory(user)
+    first = say(api, production, "Line 1.")
+    other = say(api, production, "One version.")
+    api.put(f"/api/productions/{production.pk}/head", {"turn": first["id"]}, format="json")
+    shown = say(api, production, "Another version.")
+    assert api.delete(f"/api/productions/{production.pk}/turns/{shown['id']}").status_code == 204
+    assert head(production) == other["id"]

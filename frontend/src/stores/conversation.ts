@@ -243,7 +243,11 @@ export const useConversationStore = defineStore('conversation', () => {
       await api.deleteTurn(pid(), turn.id, branch)
       const gone = branch === 'delete' ? [turn.id, ...descendants(children.value, turn.id).map((t) => t.id)] : [turn.id]
       const kept = branch === 'keep' ? (children.value.get(turn.id) ?? []).map((t) => t.id) : []
-      if (leafId.value && gone.includes(leafId.value)) leafId.value = turn.parent
+      if (leafId.value && gone.includes(leafId.value)) {
+        // What is left under its parent shows, its newest turn last (the server's new head).
+        leafId.value = turn.parent
+        exactLeaf.value = false
+      }
       applyMessage(state.value, { type: 'turns.deleted', seq: -1, turns: gone, reparented: kept, head: null })
     })
 
