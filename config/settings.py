@@ -260,6 +260,7 @@ STREAM_TASKS = [
     "synthesis.tasks.epilogue_task",
     "synthesis.tasks.state_pass_task",  # a model call after each outcome, never in its way
     "synthesis.tasks.significance_pass_task",  # and one after it, weighing its memories
+    "synthesis.tasks.turn_state_pass_task",  # and after each production turn
     "productions.tasks.turn_generate_task",
     "productions.tasks.draft_generate_task",
 ]

@@ -23,11 +23,20 @@ from .serializers import (
     ImpersonateSerializer,
     ProductionDetailSerializer,
     ProductionSerializer,
+    RewindAnswerSerializer,
+    RewindSerializer,
     TurnDeleteSerializer,
     TurnEditSerializer,
     TurnRequestSerializer,
     TurnSerializer,
 )
+
+EXCERPT = 120
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1].rstrip() + "…"
 
 
 class ProductionViewSet(viewsets.ModelViewSet):
@@ -78,6 +87,37 @@ class ProductionViewSet(viewsets.ModelViewSet):
         turn = self._parent(production, {"parent": data.validated_data["turn"]})
         services.production_head_set(production=production, turn=turn)
         return Response({"turn": str(turn.pk)})
+
+    @extend_schema(request=RewindSerializer, responses=RewindAnswerSerializer)
+    @action(detail=True, methods=["post"], url_path="rewind")
+    def rewind(self, request: Request, pk: str | None = None) -> Response:
+        """Go back to an earlier turn of the branch being followed (`dry_run`: only say what
+        would be undone). The later turns are kept: `PUT head` with `restore` brings them,
+        and the cast's state with them, back."""
+        production = self.get_object()
+        data = RewindSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        to = production.turns.filter(pk=values["to"]).first()
+        if to is None:
+            raise ApplicationError(
+                "That turn is not part of this production.",
+                details={"to": ["Not a turn of this production."]},
+            )
+        plan = turn_edits.production_rewind(production=production, to=to, dry_run=values["dry_run"])
+        answer = {
+            "to": str(to.pk),
+            "dry_run": values["dry_run"],
+            "head": str(plan.restore if values["dry_run"] else to.pk),
+            "restore": str(plan.restore),
+            "turns": [
+                {"id": str(t.pk), "speaker_name": t.speaker_name, "excerpt": _excerpt(t.content)}
+                for t in plan.turns
+            ],
+            "state_deltas": plan.counts.get("state_deltas", 0),
+            "memories": plan.counts.get("memories", 0),
+        }
+        return Response(RewindAnswerSerializer(answer).data)
 
     @extend_schema(
         request=TurnRequestSerializer, responses={202: TurnSerializer, 201: TurnSerializer}

@@ -64,6 +64,22 @@ class TurnsDeleted(Event):
     seq: int
 
 
+class HeadMoved(Event):
+    """The branch being followed changed (a sibling chosen, a rewind, its restore)."""
+
+    type: Literal["head.moved"]
+    head: Uuid | None
+    seq: int
+
+
+class CastStateChanged(Event):
+    """The cast's state changed after `turn` (its state pass ended): read it again."""
+
+    type: Literal["cast.state"]
+    turn: Uuid
+    seq: int
+
+
 class AutoplayStop(Body):
     turn: Uuid
     error: str
@@ -100,6 +116,8 @@ PRODUCTION_EVENTS: tuple[type[Event], ...] = (
     TurnRerun,
     TurnToken,
     TurnsDeleted,
+    HeadMoved,
+    CastStateChanged,
     Autoplay,
     DraftToken,
     DraftDone,

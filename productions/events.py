@@ -18,9 +18,11 @@ from lmix.seq import seq_next
 from .event_types import (
     Autoplay,
     AutoplayStop,
+    CastStateChanged,
     DraftDone,
     DraftFailed,
     DraftToken,
+    HeadMoved,
     TurnBody,
     TurnEvent,
     TurnRerun,
@@ -112,6 +114,17 @@ def notify_turns_deleted(
         reparented=reparented,
         head=str(head) if head else None,
     )
+
+
+def notify_head_moved(production: Production) -> None:
+    """Another branch is followed (chosen, rewound to, restored): clients show it."""
+    head = production.head_id
+    _notify(production.pk, HeadMoved, type="head.moved", head=str(head) if head else None)
+
+
+def notify_cast_state(production_id: object, turn_id: object) -> None:
+    """A turn's state pass changed the cast's state (sent by synthesis, which runs it)."""
+    _notify(production_id, CastStateChanged, type="cast.state", turn=str(turn_id))
 
 
 _DRAFT_EVENTS: dict[str, type[Event]] = {

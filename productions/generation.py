@@ -28,7 +28,7 @@ from lmix.realtime.leases import (
 )
 from lmix.realtime.stream import TextStream
 
-from . import events
+from . import events, hooks
 from .enqueue import turn_generate_enqueue, turn_key
 from .models import TURN_TRANSITIONS, Production, Turn, TurnStatus
 from .prompting import CONTINUE_CUE, NEXT_CUE, member_messages
@@ -189,6 +189,8 @@ def _finish(writer: StreamWriter, *, usage: Usage, started: float) -> None:
             return
         turn.refresh_from_db()
         events.notify_turn_finished(turn)
+        if done and turn.is_readable:
+            hooks.turn_done.send(sender=Turn, turn=turn)
     if done:
         from .services import autoplay_continue
 

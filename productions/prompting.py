@@ -11,6 +11,7 @@ from lmix.llm.client import params_for
 from lmix.llm.offline import Reply
 from lmix.llm.tokens import context_window, fit_messages
 
+from . import hooks
 from .knowledge import knowledge_text, name_for, public_name
 from .lore import lore_for_world, lore_section, lore_select, recent_text
 from .models import Production, SpeakerKind, Turn
@@ -117,6 +118,7 @@ def build_messages(
     lore: Sequence[LoreEntry] = (),
     context_size: int | None = None,
     voices: Mapping[object, Persona] | None = None,
+    state: str = "",
 ) -> tuple[list[Message], int]:
     """Everything the model is sent, fitted to `context_size` tokens (else the model's
     known context window): the system prompt is never cut; the oldest turns go first.
@@ -127,6 +129,8 @@ def build_messages(
             `world.lore_scan_depth` turns call up and the speaker may know are added.
         voices: the persona each assistant of the branch's turns plays, by assistant id:
             others' turns are labelled with the name the speaker knows that persona by.
+        state: the speaker's own memories, relationships and mood (`hooks.prompt_sections`),
+            after the template's text, never cut.
     Returns:
         The messages and how many transcript messages were left out to fit.
     """
@@ -145,7 +149,8 @@ def build_messages(
             scenario=scenario,
             template=template,
             lore=lore_section(chosen),
-        ),
+        )
+        + (f"\n\n{state}" if state else ""),
     )
     names = speaker_names(voices=voices or {}, reader=speaker)
     history = transcript(
@@ -205,6 +210,7 @@ def member_messages(
     # The model's settings, then the assistant's.
     params = params_for(member.model, member.config_override)
     voices = _voices(cast, branch)
+    names = speaker_names(voices=voices, reader=member.persona)
     messages, _dropped = build_messages(
         speaker=member.persona,
         speaker_assistant_id=member.pk,
@@ -219,6 +225,7 @@ def member_messages(
         lore=lore_for_world(world=production.world),
         context_size=params.get("context_size"),
         voices=voices,
+        state=hooks.prompt_sections(production, member, branch, names),
     )
     reply = offline_reply(
         speaker=member.persona,
@@ -226,7 +233,7 @@ def member_messages(
         world=production.world,
         scenario=production.scenario,
         branch=branch,
-        names=speaker_names(voices=voices, reader=member.persona),
+        names=names,
         cue=cue,
     )
     return messages, reply

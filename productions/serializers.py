@@ -205,3 +205,28 @@ class AutoplaySerializer(serializers.Serializer):
 
 class AutoplayStateSerializer(serializers.Serializer):
     autoplay_remaining = serializers.IntegerField()
+
+
+class RewindSerializer(serializers.Serializer):
+    to = serializers.UUIDField(help_text="The turn of the followed branch to go back to.")
+    dry_run = serializers.BooleanField(
+        default=False, help_text="Only say what would be undone; change nothing."
+    )
+
+
+class RewoundTurnSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    speaker_name = serializers.CharField()
+    excerpt = serializers.CharField(help_text="The start of its text.")
+
+
+class RewindAnswerSerializer(serializers.Serializer):
+    to = serializers.UUIDField()
+    dry_run = serializers.BooleanField()
+    head = serializers.UUIDField(help_text="The head now (unchanged by a dry run).")
+    restore = serializers.UUIDField(
+        help_text="The head before the rewind: `PUT head` with it restores everything."
+    )
+    turns = RewoundTurnSerializer(many=True, help_text="The turns undone (kept, hidden).")
+    state_deltas = serializers.IntegerField(help_text="The cast's state changes they made.")
+    memories = serializers.IntegerField(help_text="The cast's memories of them.")

@@ -9,7 +9,7 @@ from django.db import transaction
 from authoring.models import Assistant, Scenario, World
 from lmix.errors import ApplicationError
 
-from . import events
+from . import events, hooks
 from .enqueue import turn_generate_enqueue
 from .models import ACTIVE_STATUSES, CastMember, Production, SpeakerKind, Turn, TurnStatus
 from .selectors import cast_load, turn_branch
@@ -61,6 +61,7 @@ def production_head_set(*, production: Production, turn: Turn) -> Production:
         raise ApplicationError("That turn is not part of this production.")
     Production.objects.filter(pk=production.pk).update(head=turn)
     production.head = turn
+    events.notify_head_moved(production)
     return production
 
 
@@ -144,6 +145,8 @@ def turn_request(
     production.head = turn
     production.save(update_fields=["head", "updated_at"])
     events.notify_turn_created(turn)
+    if turn.status == TurnStatus.DONE:  # written words: finished as they are created
+        hooks.turn_done.send(sender=Turn, turn=turn)
     if turn.status == TurnStatus.DONE and production.auto_reply:
         _reply(production, turn)
     return turn

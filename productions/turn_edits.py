@@ -1,6 +1,7 @@
 """Changing turns after the fact: edit a turn's text, delete it (with or without what
-follows it), continue the last turn of a branch."""
+follows it), continue the last turn of a branch, rewind the branch to an earlier turn."""
 
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from django.db import transaction
@@ -9,10 +10,11 @@ from django.utils import timezone
 
 from lmix.errors import ApplicationError
 
-from . import events
+from . import events, hooks
 from .enqueue import turn_generate_enqueue
 from .models import ACTIVE_STATUSES, Production, SpeakerKind, Turn, TurnStatus
-from .selectors import cast_load
+from .selectors import cast_load, turn_branch
+from .services import autoplay_end
 
 
 class BranchChoice(StrEnum):
@@ -64,6 +66,22 @@ def _descendants(production: Production, turn: Turn) -> list[Turn]:
     return found
 
 
+def _newest_below(production: Production, parent_id: object | None) -> object | None:
+    """Where the head goes when it was deleted: the newest turn left under `parent_id` (the
+    whole tree for None), else `parent_id` itself. The page shows the same branch
+    (frontend/src/lib/branches.ts::latestLeaf), and the head is exactly where it ends."""
+    children: dict[object, list[Turn]] = {}
+    for other in production.turns.only("id", "parent_id", "created_at"):
+        children.setdefault(other.parent_id, []).append(other)
+    below, frontier = [], [parent_id]
+    while frontier:
+        found = [child for at in frontier for child in children.get(at, [])]
+        below += found
+        frontier = [child.pk for child in found]
+    newest = max(below, key=lambda t: (t.created_at, str(t.pk)), default=None)
+    return newest.pk if newest else parent_id
+
+
 @transaction.atomic
 def turn_delete(*, turn: Turn, branch: BranchChoice | None = None) -> list[str]:
     """Delete a turn. A turn with later turns needs `branch`: delete them too, or keep them
@@ -100,11 +118,11 @@ def turn_delete(*, turn: Turn, branch: BranchChoice | None = None) -> list[str]:
             parent_id=turn.parent_id
         )
         Turn.objects.filter(pk__in=[other.pk for other in below]).update(depth=F("depth") - 1)
-    if production.head_id in deleted_ids:
-        production.head_id = turn.parent_id
-        production.save(update_fields=["head", "updated_at"])
     # Kept children were moved up first, so the tree's cascade takes none of them.
     Turn.objects.filter(pk__in=deleted_ids).delete()
+    if production.head_id in deleted_ids:
+        production.head_id = _newest_below(production, turn.parent_id)
+        production.save(update_fields=["head", "updated_at"])
     events.notify_turns_deleted(
         production.pk,
         deleted=[str(pk) for pk in deleted_ids],
@@ -150,3 +168,56 @@ def turn_continue(*, turn: Turn) -> Turn:
 
     transaction.on_commit(lambda: turn_generate_enqueue(turn.pk))
     return turn
+
+
+@dataclass(frozen=True)
+class Rewind:
+    """What a rewind to `to` undoes: the turns of the followed branch after it (kept, and
+    restored by moving the head back to `restore`), and what higher layers hid with them
+    (`hooks.rewind_counts`: the cast's state deltas and memories of those turns)."""
+
+    to: Turn
+    restore: object  # the head before the rewind: `PUT head` to it restores
+    turns: list[Turn]
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@transaction.atomic
+def production_rewind(*, production: Production, to: Turn, dry_run: bool = False) -> Rewind:
+    """Go back to `to` on the branch being followed: the head moves there, the turns after
+    it are kept (a branch of the tree, as a regenerated turn's siblings are), so moving the
+    head forward again (`PUT head` to `Rewind.restore`) restores everything, state included:
+    the cast's state is the fold of the head's branch (synthesis/state/productions.py).
+
+    Raises:
+        ApplicationError: 409 while a turn is being written; 400 when `to` is not on the
+            branch being followed, or is its last turn already.
+    """
+    production = Production.objects.select_for_update().get(pk=production.pk)
+    for active in production.turns.filter(status__in=ACTIVE_STATUSES):
+        _refuse_while_written(active)
+    branch = turn_branch(production=production, leaf_id=production.head_id)
+    ids = [turn.pk for turn in branch]
+    if to.pk not in ids:
+        raise ApplicationError(
+            "That turn is not on the branch being followed: choose its branch first.",
+            details={"to": ["Not on the branch being followed."]},
+        )
+    undone = branch[ids.index(to.pk) + 1 :]
+    if not undone:
+        raise ApplicationError(
+            "Nothing to undo: that is already the last turn of the branch.",
+            details={"to": ["Already the last turn."]},
+        )
+    plan = Rewind(
+        to=to,
+        restore=production.head_id,
+        turns=undone,
+        counts=hooks.rewind_counts([turn.pk for turn in undone]),
+    )
+    if not dry_run:
+        production.head = to
+        production.save(update_fields=["head", "updated_at"])
+        events.notify_head_moved(production)
+        autoplay_end(production)  # it would go on from the branch left behind
+    return plan

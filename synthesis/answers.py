@@ -524,3 +524,41 @@ class SeatStateAnswer(Body):
     last_failure: str | None = Field(
         default=None, description="The GM's only: why the frame's last failed state pass failed."
     )
+
+
+class CastEdge(Body):
+    """How one cast member sees another, at the production's head."""
+
+    target: Uuid = Field(description="The other member's assistant.")
+    name: str = Field(description="The other member's public name.")
+    affinity: int = Field(description="0–100.")
+    trust: int = Field(description="0–100.")
+    level: Literal["stranger", "acquaintance", "friend", "close friend", "soulmate"]
+    knowledge: list[str]
+
+
+class CastMemory(Body):
+    """A cast member's memory of a turn on the head's branch."""
+
+    id: Uuid
+    text: str
+    turn: Uuid
+    significance: int = Field(description="0 trivial … 3 unforgettable (pinned).")
+    pinned: bool
+
+
+class CastMemberState(Body):
+    assistant: Uuid
+    name: str = Field(description="The member's public name.")
+    mood: StateMood
+    facts: list[str]
+    edges: list[CastEdge]
+    memories: list[CastMemory] = Field(description="Newest first.")
+
+
+class ProductionStateAnswer(Body):
+    """The cast's character state at the production's head (synthesis/state/productions.py):
+    the fold of the branch's turns only. Its owner's."""
+
+    members: list[CastMemberState]
+    last_failure: str | None = Field(description="Why the last failed state pass failed.")

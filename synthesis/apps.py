@@ -16,13 +16,24 @@ class SynthesisConfig(AppConfig):
             usage,  # names the frames that use an authoring object
         )
         from .medium import shaping  # noqa: F401 (registers the skills and world components)
+        from .state.productions import hooks_register
+
+        hooks_register()  # a production's turns get state passes, its prompts the state
 
         # The shipped platform skills, into the database whenever `migrate` (or a test
         # database's flush) has run.
         post_migrate.connect(_platform_skills_sync, sender=self)
+        # SQLite's memory search triggers, made again if a migration's table copy lost them.
+        post_migrate.connect(_memory_search_ensure, sender=self)
 
 
 def _platform_skills_sync(**kwargs) -> None:
     from .skills import platform_skills_sync
 
     platform_skills_sync()
+
+
+def _memory_search_ensure(using: str = "default", **kwargs) -> None:
+    from .state.search import memory_search_ensure
+
+    memory_search_ensure(using)

@@ -74,6 +74,15 @@ def significance_pass_enqueue(outcome_id: object) -> None:
         task_named(SIGNIFICANCE_PASS).delay(str(outcome_id))
 
 
+TURN_STATE_PASS = "synthesis.tasks.turn_state_pass_task"
+
+
+def turn_state_pass_enqueue(turn_id: object) -> None:
+    """A production turn's state pass (synthesis/state/productions.py), as an outcome's."""
+    if settings.LMIX_STATE_PASSES:
+        task_named(TURN_STATE_PASS).delay(str(turn_id))
+
+
 FACE_PASS = "synthesis.tasks.face_pass_task"
 
 

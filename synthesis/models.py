@@ -661,4 +661,5 @@ from .state_models import (  # noqa: E402, F401
     StateDelta,
     StatePass,
     StatePassStatus,
+    TurnStatePass,
 )

@@ -1,5 +1,5 @@
 """REST endpoints of a seat's character sheet (synthesis/sheet.py) and character state
-(synthesis/state/)."""
+(synthesis/state/), and of a production's cast's state (synthesis/state/productions.py)."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -8,12 +8,14 @@ from rest_framework.views import APIView
 
 from lmix.answers import answer
 from lmix.errors import ApplicationError
+from productions.selectors import production_get
 
-from .answers import CharacterSheet, SeatStateAnswer
+from .answers import CharacterSheet, ProductionStateAnswer, SeatStateAnswer
 from .frame_selectors import FrameAccess, frame_access_or_404
 from .models import Memory, Seat
 from .serializers import MemoryEditSerializer, StateEditSerializer
 from .sheet import seat_sheet
+from .state.productions import production_state
 from .state.selectors import seat_state
 from .state.services import memory_edit, state_edit
 
@@ -72,3 +74,12 @@ class SeatMemoryApi(APIView):
         data.is_valid(raise_exception=True)
         memory_edit(memory=memory, by=request.user, **data.validated_data)
         return answer(SeatStateAnswer, seat_state(access=access, seat_id=seat.pk))
+
+
+class ProductionStateApi(APIView):
+    @extend_schema(request=None, responses={200: ProductionStateAnswer})
+    def get(self, request: Request, production_id: str) -> Response:
+        """The cast's character state at the production's head (rewinding hides what the
+        later turns changed). Its owner's; anyone else gets 404."""
+        production = production_get(owner=request.user, production_id=production_id)
+        return answer(ProductionStateAnswer, production_state(production=production))

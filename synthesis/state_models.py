@@ -3,7 +3,11 @@ learned facts, and memories, in a frame. Every change is a `StateDelta` row tied
 outcome it came from (or to the GM who made it), so the state at any point is a fold of
 deltas (synthesis/state/fold.py) and a rewind can be a filter; `Edge` and `SeatState` only
 cache the fold's current values for the prompts. Registered through synthesis/models.py;
-foreign keys by name, so this module imports nothing of the app's (no import cycle)."""
+foreign keys by name, so this module imports nothing of the app's (no import cycle).
+
+A production's cast has the same rows, keyed by `turn` and `member` (the cast member's
+assistant) instead of frame and seat: no cache, since the state at a turn is the fold of
+the deltas of its branch (synthesis/state/productions.py), which the head picks."""
 
 import uuid
 
@@ -47,12 +51,28 @@ class StateDelta(models.Model):
     """One change of one character's state: the truth the caches fold from."""
 
     id = models.BigAutoField(primary_key=True)  # the fold's order
-    frame = models.ForeignKey("synthesis.Frame", on_delete=models.CASCADE, related_name="+")
+    # A frame's character (frame, seat, target), or a production's (turn, member, toward).
+    frame = models.ForeignKey(
+        "synthesis.Frame", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     seat = models.ForeignKey(
-        "synthesis.Seat", on_delete=models.CASCADE, related_name="state_deltas"
+        "synthesis.Seat",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="state_deltas",
     )
     target = models.ForeignKey(
         "synthesis.Seat", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    turn = models.ForeignKey(
+        "productions.Turn", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    member = models.ForeignKey(
+        "authoring.Assistant", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    toward = models.ForeignKey(
+        "authoring.Assistant", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     # Null for the GM's edits (`by`); rewinding to an outcome hides the deltas of later ones.
     outcome = models.ForeignKey(
@@ -71,7 +91,10 @@ class StateDelta(models.Model):
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["seat", "id"], name="state_delta_seat")]
+        indexes = [
+            models.Index(fields=["seat", "id"], name="state_delta_seat"),
+            models.Index(fields=["member", "turn"], name="state_delta_member"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} delta {self.pk}"
@@ -122,13 +145,24 @@ class Memory(models.Model):
     """What one character remembers of an outcome it witnessed (or was told of)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    frame = models.ForeignKey("synthesis.Frame", on_delete=models.CASCADE, related_name="+")
-    seat = models.ForeignKey("synthesis.Seat", on_delete=models.CASCADE, related_name="memories")
+    # A frame's character (frame, seat, outcome), or a production's (turn, member).
+    frame = models.ForeignKey(
+        "synthesis.Frame", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    seat = models.ForeignKey(
+        "synthesis.Seat", null=True, blank=True, on_delete=models.CASCADE, related_name="memories"
+    )
     outcome = models.ForeignKey(
         "synthesis.Outcome", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
+    turn = models.ForeignKey(
+        "productions.Turn", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    member = models.ForeignKey(
+        "authoring.Assistant", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     text = models.TextField()
-    witnesses = models.JSONField(default=list, blank=True)  # seat ids, the outcome's
+    witnesses = models.JSONField(default=list, blank=True)  # seat (or assistant) ids
     source = models.CharField(
         max_length=10, choices=MemorySource.choices, default=MemorySource.WITNESSED
     )
@@ -151,6 +185,11 @@ class Memory(models.Model):
                 fields=["seat", "outcome"],
                 condition=models.Q(source="witnessed"),
                 name="one_witnessed_memory_per_outcome",
+            ),
+            models.UniqueConstraint(
+                fields=["member", "turn"],
+                condition=models.Q(turn__isnull=False),
+                name="one_memory_per_turn",
             ),
             models.CheckConstraint(
                 condition=models.Q(significance__lte=SIGNIFICANCE_MAX), name="significance_0_3"
@@ -231,3 +270,28 @@ class SignificancePass(models.Model):
     @staticmethod
     def move(pk: object, to: str, **kwargs) -> bool:
         return lifecycle_move(SignificancePass, STATE_PASS_TRANSITIONS, pk, to, **kwargs)
+
+
+class TurnStatePass(models.Model):
+    """The state pass of one production turn (synthesis/state/productions.py): as
+    `StatePass`, run once, after the turn is finished."""
+
+    turn = models.OneToOneField(
+        "productions.Turn", primary_key=True, on_delete=models.CASCADE, related_name="state_pass"
+    )
+    status = models.CharField(
+        max_length=8, choices=StatePassStatus.choices, default=StatePassStatus.RUNNING
+    )
+    messages = models.JSONField(default=list, blank=True)  # what the call was sent
+    tries = models.JSONField(default=list, blank=True)  # llm_structured's
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"turn state pass {self.status}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        """A running state pass ends, done or failed (`STATE_PASS_TRANSITIONS`)."""
+        return lifecycle_move(TurnStatePass, STATE_PASS_TRANSITIONS, pk, to, **kwargs)

@@ -16,6 +16,7 @@ from .faces.run import face_pass_run, faces_sweep
 from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
 from .soft import soft_pass_run, soft_passes_sweep
+from .state.productions import turn_state_pass_run
 from .state.run import state_pass_run
 from .state.significance import significance_pass_run
 from .windows import window_fire, windows_sweep
@@ -84,6 +85,11 @@ def state_pass_task(outcome_id: str) -> None:
 def significance_pass_task(outcome_id: str) -> None:
     """After an outcome's state pass: the new memories weighed (state/significance.py)."""
     significance_pass_run(outcome_id=outcome_id)
+
+
+def turn_state_pass_task(turn_id: str) -> None:
+    """A production turn's state pass: its cast's edges, mood, facts and memories."""
+    turn_state_pass_run(turn_id=turn_id)
 
 
 @shared_task(ignore_result=True)

@@ -33,6 +33,11 @@ urlpatterns = [
         apis.ProductionFramesApi.as_view(),
         name="production-frames",
     ),
+    re_path(
+        rf"^productions/{uuid_arg('production_id')}/state/?$",
+        sheet_api.ProductionStateApi.as_view(),
+        name="production-state",
+    ),
     re_path(r"^frames/?$", apis.FrameListApi.as_view(), name="frame-list"),
     re_path(r"^frames/join/?$", apis.FrameJoinApi.as_view(), name="frame-join"),
     re_path(

@@ -39,6 +39,7 @@ def scene_texts(ctx: MediumContext, outcome: Outcome | None) -> list[str]:
 
 
 def memory_lines(memories: Iterable[Memory]) -> list[str]:
+    """Recalled memories' lines (a production's prompt reads the same: productions.py)."""
     lines = []
     for memory in memories:
         marks = " (unforgettable)" if memory.pinned else ""
@@ -48,30 +49,36 @@ def memory_lines(memories: Iterable[Memory]) -> list[str]:
     return lines
 
 
+def edge_line(name: str, affinity: int, trust: int, knowledge: Sequence[str]) -> str:
+    """One relationship's line (a production's prompt reads the same: productions.py)."""
+    line = f"- {name}: {level(affinity)} (affinity {affinity}, trust {trust})"
+    if knowledge:
+        line += "; knows: " + "; ".join(flat(k, 200) for k in list(knowledge)[-3:])
+    return line
+
+
 def relationship_lines(edges: Iterable[Edge], labels: Mapping) -> list[str]:
     lines = []
     for edge in edges:
         name = labels.get(edge.target_id)
         if name is None:  # a seat no longer in the frame
             continue
-        line = f"- {name}: {level(edge.affinity)} (affinity {edge.affinity}, trust {edge.trust})"
-        if edge.knowledge:
-            line += "; knows: " + "; ".join(flat(k, 200) for k in edge.knowledge[-3:])
-        lines.append(line)
+        lines.append(edge_line(name, edge.affinity, edge.trust, edge.knowledge))
     return lines
 
 
-def mood_lines(rows: Sequence[SeatState]) -> list[str]:
-    if not rows:
-        return []
-    state = rows[0]
-    parameters = compiled_parameters(mood=state.mood, intensity=state.intensity)
+def mood_lines(mood: str, intensity: float, facts: Sequence[str]) -> list[str]:
+    parameters = compiled_parameters(mood=mood, intensity=intensity)
     shown = ", ".join(f"{k} {v:.1f}" for k, v in parameters.items() if abs(v - 0.5) >= 0.1)
-    lines = [f"- {state.mood} (intensity {state.intensity:.1f})" + (f": {shown}" if shown else "")]
-    if state.facts:
-        learned = [flat(fact, 200) for fact in state.facts[-FACTS_SHOWN:]]
+    lines = [f"- {mood} (intensity {intensity:.1f})" + (f": {shown}" if shown else "")]
+    if facts:
+        learned = [flat(fact, 200) for fact in list(facts)[-FACTS_SHOWN:]]
         lines.append("- Has learned: " + "; ".join(learned))
     return lines
+
+
+def seat_mood_lines(rows: Sequence[SeatState]) -> list[str]:
+    return mood_lines(rows[0].mood, rows[0].intensity, rows[0].facts) if rows else []
 
 
 def own_state_text(*, seat: Seat, labels: Mapping, scene: Sequence[str]) -> str:
@@ -85,7 +92,7 @@ def own_state_text(*, seat: Seat, labels: Mapping, scene: Sequence[str]) -> str:
         "relationships": relationship_lines(
             Edge.objects.filter(source=seat).order_by("target"), labels
         ),
-        "mood": mood_lines(list(SeatState.objects.filter(seat=seat))),
+        "mood": seat_mood_lines(list(SeatState.objects.filter(seat=seat))),
     }
     return "\n\n".join(
         titles[key].format(name=name) + "\n" + "\n".join(lines)
@@ -117,7 +124,7 @@ for _component in (
     ),
     Component(
         "mood",
-        lambda ctx, _outcome: mood_lines(loaded(ctx, "mood")),
+        lambda ctx, _outcome: seat_mood_lines(loaded(ctx, "mood")),
         items_max=2,
         item_max=2000,
         private=True,

@@ -8,7 +8,7 @@ model call (subject "outcome:<id>", synthesis/budget.py::budget_key_for)."""
 
 import logging
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -25,12 +25,13 @@ from ..frame_selectors import seats_for_prompts
 from ..medium.context import flat, seat_labels
 from ..medium.run import medium_model
 from ..models import Outcome
-from ..state_models import StatePass, StatePassStatus
+from ..state_models import StatePass, StatePassStatus, TurnStatePass
 from .prompt import state_messages, state_scene
 from .schema import StateProposal
 from .services import state_apply
 
 logger = logging.getLogger(__name__)
+PassRow = TypeVar("PassRow", StatePass, TurnStatePass)
 PURPOSE = "synthesis.state"
 REPLY_TOKENS_BASE = 150
 REPLY_TOKENS_PER_WITNESS = 250
@@ -65,31 +66,36 @@ def state_pass_run(*, outcome_id: object) -> StatePass | None:
     try:
         _run(outcome, state_pass, tries)
     except (LLMError, ApplicationError) as error:
-        _finish(state_pass, tries, error=flat(str(error), 2000))
+        pass_finish(state_pass, tries, error=flat(str(error), 2000))
     except Exception:
         logger.exception("the state pass of outcome %s failed unexpectedly", outcome.pk)
-        _finish(state_pass, tries, error=UNEXPECTED)
+        pass_finish(state_pass, tries, error=UNEXPECTED)
     return state_pass
 
 
 def _claim(outcome: Outcome) -> StatePass | None:
-    """The outcome's state pass, for this run: a new one, or one left running by a worker
-    that died (a redelivered task, STALE_SECONDS later). Its changes and its end are stored
-    in one transaction, so a pass still running has changed nothing yet."""
+    return pass_claim(StatePass, outcome.pk, outcome=outcome, frame=outcome.frame)
+
+
+def pass_claim(model: type[PassRow], pk: object, **fields: Any) -> PassRow | None:
+    """The state pass `pk` (an outcome's `StatePass`, a turn's `TurnStatePass`), for this
+    run: a new one made with `fields`, or one left running by a worker that died (a
+    redelivered task, STALE_SECONDS later). Its changes and its end are stored in one
+    transaction, so a pass still running has changed nothing yet."""
     try:
         with transaction.atomic():
-            return StatePass.objects.create(outcome=outcome, frame=outcome.frame)
+            return model.objects.create(**fields)
     except IntegrityError:
         pass
     now = timezone.now()
-    if not StatePass.objects.filter(
-        pk=outcome.pk,
+    if not model.objects.filter(
+        pk=pk,
         status=StatePassStatus.RUNNING,
         updated_at__lt=now - timedelta(seconds=STALE_SECONDS),
     ).update(updated_at=now, messages=[], error=""):
         return None
-    logger.warning("the state pass of outcome %s lost its worker: it runs again", outcome.pk)
-    return StatePass.objects.get(pk=outcome.pk)
+    logger.warning("the state pass %s lost its worker: it runs again", pk)
+    return model.objects.get(pk=pk)
 
 
 def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -> None:
@@ -98,7 +104,7 @@ def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -
     witnessed = {str(w) for w in outcome.witnesses or []}
     witnesses = [s for s in seats if str(s.pk) in witnessed]
     if not witnesses:
-        _finish(state_pass, tries)
+        pass_finish(state_pass, tries)
         return
     if not budget_admits(frame_id=frame.pk, kind=Work.AI, what=f"state:{outcome.pk}"):
         raise ApplicationError("The frame's model budget was spent: the state was not updated.")
@@ -120,7 +126,7 @@ def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -
     with transaction.atomic():
         # Ending it first locks its row: a run that lost it (taken over by a redelivered
         # task meanwhile) changes nothing.
-        if not _finish(state_pass, tries):
+        if not pass_finish(state_pass, tries):
             return
         changed = state_apply(outcome=outcome, proposal=proposal, seats=seats, labels=labels)
         notify_state_changed(frame.pk, changed)  # the drawers re-read, after commit
@@ -128,15 +134,17 @@ def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -
     logger.info("state pass of outcome %s changed %d characters", outcome.pk, len(changed))
 
 
-def _finish(state_pass: StatePass, tries: list[dict[str, Any]], *, error: str = "") -> bool:
+def pass_finish(
+    state_pass: StatePass | TurnStatePass, tries: list[dict[str, Any]], *, error: str = ""
+) -> bool:
     """End the pass, done or failed with `error`, if this run still holds it (its claim's
     `updated_at`). Returns whether it did."""
     to = StatePassStatus.FAILED if error else StatePassStatus.DONE
-    if not StatePass.move(
+    if not type(state_pass).move(
         state_pass.pk, to, where={"updated_at": state_pass.updated_at}, error=error, tries=tries
     ):
         return False
     state_pass.status, state_pass.error, state_pass.tries = to, error, tries
     if error:
-        logger.warning("the state pass of outcome %s failed: %s", state_pass.pk, error)
+        logger.warning("the state pass %s failed: %s", state_pass.pk, error)
     return True

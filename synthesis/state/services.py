@@ -4,6 +4,8 @@ pins capped; and `state_apply`, the rules a state pass's proposal goes through."
 
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from django.db import transaction
 from django.utils import timezone
@@ -23,7 +25,7 @@ from ..state_models import (
 )
 from .fold import DELTA_MAX, EdgeValues, SeatValues, edge_step, fact_step, mood_step
 from .levels import MOOD_NAMES, clamp
-from .schema import StateProposal
+from .schema import EdgeChange, StateProposal
 from .selectors import memory_about
 
 MEMORY_MAX = 600  # characters of one memory
@@ -35,6 +37,32 @@ TOLD_RELIABILITY = 0.7  # a told memory's reliability: the teller's, times this
 
 def _flat(text: object, limit: int) -> str:
     return " ".join(str(text).split())[:limit]
+
+
+def delta_values(
+    *,
+    kind: DeltaKind,
+    affinity: int = 0,
+    trust: int = 0,
+    mood: str = "",
+    intensity: float = 0.0,
+    text: str = "",
+    step: int = DELTA_MAX,
+) -> dict:
+    """A delta's values as stored, each clamped (a frame's and a production's alike; a
+    move of affinity or trust to `step`)."""
+    return {
+        "kind": kind,
+        "affinity": int(clamp(affinity, -step, step)),
+        "trust": int(clamp(trust, -step, step)),
+        "mood": mood,
+        "intensity": round(clamp(intensity, -1.0, 1.0), 4),
+        "text": _flat(text, FACT_MAX),
+    }
+
+
+def memory_text(text: object) -> str:
+    return _flat(text, MEMORY_MAX)
 
 
 @transaction.atomic
@@ -66,12 +94,15 @@ def delta_record(
         target=target if kind == DeltaKind.EDGE else None,
         outcome=outcome,
         by=by,
-        kind=kind,
-        affinity=int(clamp(affinity, -step, step)),
-        trust=int(clamp(trust, -step, step)),
-        mood=mood,
-        intensity=round(clamp(intensity, -1.0, 1.0), 4),
-        text=_flat(text, FACT_MAX),
+        **delta_values(
+            kind=kind,
+            affinity=affinity,
+            trust=trust,
+            mood=mood,
+            intensity=intensity,
+            text=text,
+            step=step,
+        ),
     )
     if kind == DeltaKind.EDGE:
         _edge_move(delta, outcome)
@@ -152,7 +183,7 @@ def memory_record(
         frame_id=seat.frame_id,
         seat=seat,
         outcome=outcome,
-        text=_flat(text, MEMORY_MAX),
+        text=memory_text(text),
         witnesses=witnesses,
         source=source,
         told_by=told_by,
@@ -179,29 +210,79 @@ def name_key(text: str) -> str:
     return " ".join(str(text).strip().strip("[]").split()).casefold()
 
 
+class HasPk(Protocol):
+    pk: Any
+
+
+C = TypeVar("C", bound=HasPk)  # a frame's Seat, or a production's cast member (Assistant)
+
+
+@dataclass(frozen=True)
+class Allowed(Generic[C]):
+    """One witness's changes, as the rules let them through (`changes_allowed`)."""
+
+    character: C
+    edges: list[tuple[C, EdgeChange]]
+    mood: str
+    intensity: float
+    learned: list[str]
+    memory: str
+    significance: int
+
+
+def changes_allowed(
+    proposal: StateProposal, *, characters: Iterable[C], labels: dict, witnesses: set[str]
+) -> list[Allowed[C]]:
+    """The rules a state pass's proposal goes through, for frames' seats and productions'
+    cast members alike: only `witnesses` (their pks, as text) change, each once; names it
+    does not know are ignored, and so is an edge toward oneself; facts are capped.
+    Clamping is the writer's (`delta_record`, the fold's steps)."""
+    by_name = {name_key(labels[c.pk]): c for c in characters if c.pk in labels}
+    allowed: list[Allowed[C]] = []
+    for change in proposal.characters:
+        who = by_name.get(name_key(change.character))
+        if (
+            who is None
+            or str(who.pk) not in witnesses
+            or any(a.character.pk == who.pk for a in allowed)
+        ):
+            continue
+        edges = []
+        for edge in change.relationships:
+            target = by_name.get(name_key(edge.toward))
+            if target is not None and target.pk != who.pk:
+                edges.append((target, edge))
+        allowed.append(
+            Allowed(
+                character=who,
+                edges=edges,
+                mood=change.mood or "",
+                intensity=change.mood_intensity,
+                learned=[f for f in change.learned if f.strip()][:FACTS_PER_OUTCOME],
+                memory=change.memory if change.memory.strip() else "",
+                significance=change.significance,
+            )
+        )
+    return allowed
+
+
 @transaction.atomic
 def state_apply(
     *, outcome: Outcome, proposal: StateProposal, seats: Iterable[Seat], labels: dict
 ) -> list[uuid.UUID]:
-    """Apply a state pass's proposal under the rules: only the outcome's witnesses change
-    (whatever the model says of anyone else), each once; names it does not know are
-    ignored; every delta is clamped (`delta_record`).
+    """Apply a state pass's proposal under the rules (`changes_allowed`): only the
+    outcome's witnesses change; every delta is clamped (`delta_record`).
 
     Returns:
         The seats whose state changed (listeners told something included).
     """
-    by_name = {name_key(labels[s.pk]): s for s in seats if s.pk in labels}
+    seats = list(seats)
     witnesses = {str(w) for w in outcome.witnesses or []}
     changed: list[uuid.UUID] = []
-    for change in proposal.characters:
-        seat = by_name.get(name_key(change.character))
-        if seat is None or str(seat.pk) not in witnesses or seat.pk in changed:
-            continue
+    for change in changes_allowed(proposal, characters=seats, labels=labels, witnesses=witnesses):
+        seat = change.character
         changed.append(seat.pk)
-        for edge in change.relationships:
-            target = by_name.get(name_key(edge.toward))
-            if target is None or target.pk == seat.pk:
-                continue
+        for target, edge in change.edges:
             delta_record(
                 seat=seat,
                 kind=DeltaKind.EDGE,
@@ -211,20 +292,21 @@ def state_apply(
                 trust=edge.trust,
                 text=edge.fact,
             )
-        if change.mood or change.mood_intensity:
+        if change.mood or change.intensity:
             delta_record(
                 seat=seat,
                 kind=DeltaKind.MOOD,
                 outcome=outcome,
-                mood=change.mood or "",
-                intensity=change.mood_intensity,
+                mood=change.mood,
+                intensity=change.intensity,
             )
-        for fact in [f for f in change.learned if f.strip()][:FACTS_PER_OUTCOME]:
+        for fact in change.learned:
             delta_record(seat=seat, kind=DeltaKind.FACT, outcome=outcome, text=fact)
-        if change.memory.strip():
+        if change.memory:
             memory_record(
                 seat=seat, outcome=outcome, text=change.memory, significance=change.significance
             )
+    by_name = {name_key(labels[s.pk]): s for s in seats if s.pk in labels}
     for telling in proposal.told:
         teller = by_name.get(name_key(telling.teller))
         listener = by_name.get(name_key(telling.listener))

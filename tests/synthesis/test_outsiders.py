@@ -114,6 +114,8 @@ ENDPOINTS = {
 # production, the caller's list, and what an invite or spectator code opens.
 NOT_FRAME_SCOPED = {
     "production-frames",
+    # The cast's state: its owner's (tests/synthesis/test_production_state.py).
+    "production-state",
     "frame-list",
     "frame-join",
     "frame-invite-preview",

@@ -531,6 +531,28 @@ def test_a_relevant_older_memory_outranks_an_irrelevant_newer_one(user):
     assert recall(seat_id=scene.alice.pk, scene=['keys" OR hiding * ) ('], k=1)[0].pk == old.pk
 
 
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 triggers")
+def test_the_search_triggers_a_table_copy_dropped_come_back_after_migrate(user):
+    """SQLite alters a table by copying it, which drops its triggers (a later migration of
+    `Memory` did): after `migrate` they are made again and the search refilled."""
+    from synthesis.state.search import TRIGGERS, memory_search_ensure
+    from synthesis.state.selectors import recall
+    from synthesis.state.services import memory_record
+
+    scene = Scene(user)
+    with connection.cursor() as cursor:
+        for name in TRIGGERS:
+            cursor.execute(f"DROP TRIGGER {name}")
+    lost = memory_record(
+        seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text="A heron on the weir."
+    )
+    for n in range(8):
+        memory_record(seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text=f"Noon {n}")
+    assert lost.pk not in [m.pk for m in recall(seat_id=scene.alice.pk, scene=["heron"], k=1)]
+    memory_search_ensure()
+    assert [m.pk for m in recall(seat_id=scene.alice.pk, scene=["heron"], k=1)] == [lost.pk]
+
+
 def test_recall_in_the_flesh_prompt_follows_the_scene(user):
     from synthesis.state.components import MEMORIES_K
     from synthesis.state.services import memory_record

@@ -3,7 +3,16 @@
 
 export type SocketEvent = ServerMessage | FrameMessage
 export type ServerMessage =
-  TurnEvent | TurnRerun | TurnToken | TurnsDeleted | Autoplay | DraftToken | DraftDone | DraftFailed
+  | TurnEvent
+  | TurnRerun
+  | TurnToken
+  | TurnsDeleted
+  | HeadMoved
+  | CastStateChanged
+  | Autoplay
+  | DraftToken
+  | DraftDone
+  | DraftFailed
 export type FrameMessage =
   | OutcomeCreated
   | OutcomeReleased
@@ -78,6 +87,22 @@ export interface TurnsDeleted {
   turns: string[]
   reparented: string[]
   head: string | null
+  seq: number
+}
+/**
+ * The branch being followed changed (a sibling chosen, a rewind, its restore).
+ */
+export interface HeadMoved {
+  type: 'head.moved'
+  head: string | null
+  seq: number
+}
+/**
+ * The cast's state changed after `turn` (its state pass ended): read it again.
+ */
+export interface CastStateChanged {
+  type: 'cast.state'
+  turn: string
   seq: number
 }
 export interface Autoplay {

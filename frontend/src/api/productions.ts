@@ -1,7 +1,15 @@
 /** Productions and their conversation turns, autoplay and the realtime socket URL. */
 import { crudApi } from './crud'
 import { http } from './http'
-import type { ProductionDetail, ProductionInput, ProductionSummary, Turn, TurnCreateInput } from './types'
+import type {
+  ProductionDetail,
+  ProductionInput,
+  ProductionState,
+  ProductionSummary,
+  RewindAnswer,
+  Turn,
+  TurnCreateInput,
+} from './types'
 
 const base = '/api/productions'
 const one = (id: string) => `${base}/${encodeURIComponent(id)}`
@@ -16,6 +24,14 @@ export const createTurn = (id: string, input: TurnCreateInput) => http.post<Turn
 /** Follow another branch: the server continues from `turnId` and shows it after a reload. */
 export const setHead = (id: string, turnId: string) =>
   http.put<{ turn: string }>(`${one(id)}/head`, { turn: turnId })
+
+/** Go back to turn `to` of the followed branch (`dryRun`: only say what would be undone).
+ *  The later turns are kept: `setHead(id, answer.restore)` brings them back. */
+export const rewind = (id: string, to: string, dryRun: boolean) =>
+  http.post<RewindAnswer>(`${one(id)}/rewind`, { to, dry_run: dryRun })
+
+/** The cast's state (mood, relationships, facts, memories) at the head. */
+export const getProductionState = (id: string) => http.get<ProductionState>(`${one(id)}/state`)
 
 const turnUrl = (id: string, turnId: string) => `${one(id)}/turns/${encodeURIComponent(turnId)}`
 

@@ -1117,6 +1117,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/productions/{id}/rewind/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Go back to an earlier turn of the branch being followed (`dry_run`: only say what
+         *     would be undone). The later turns are kept: `PUT head` with `restore` brings them,
+         *     and the cast's state with them, back.
+         */
+        post: operations["productions_rewind_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/productions/{id}/turns/": {
         parameters: {
             query?: never;
@@ -1209,6 +1230,26 @@ export type paths = {
          *     assistants except the personas in `open_seats`, which wait for players.
          */
         post: operations["productions_frames_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/productions/{production_id}/state/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The cast's character state at the production's head (rewinding hides what the
+         *     later turns changed). Its owner's; anyone else gets 404.
+         */
+        get: operations["productions_state_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1575,6 +1616,45 @@ export type components = {
             model_name: string;
             model_id: string;
             provider: string;
+        };
+        /**
+         * CastEdge
+         * @description How one cast member sees another, at the production's head.
+         */
+        CastEdge: {
+            /** @description The other member's assistant. */
+            target: string;
+            /** @description The other member's public name. */
+            name: string;
+            /** @description 0–100. */
+            affinity: number;
+            /** @description 0–100. */
+            trust: number;
+            level: components["schemas"]["LevelEnum"];
+            knowledge: string[];
+        };
+        /** CastMemberState */
+        CastMemberState: {
+            assistant: string;
+            /** @description The member's public name. */
+            name: string;
+            mood: components["schemas"]["StateMood"];
+            facts: string[];
+            edges: components["schemas"]["CastEdge"][];
+            /** @description Newest first. */
+            memories: components["schemas"]["CastMemory"][];
+        };
+        /**
+         * CastMemory
+         * @description A cast member's memory of a turn on the head's branch.
+         */
+        CastMemory: {
+            id: string;
+            text: string;
+            turn: string;
+            /** @description 0 trivial … 3 unforgettable (pinned). */
+            significance: number;
+            pinned: boolean;
         };
         /**
          * CharacterSheet
@@ -2673,6 +2753,16 @@ export type components = {
             show_directive?: boolean;
             auto_reply?: boolean;
         };
+        /**
+         * ProductionStateAnswer
+         * @description The cast's character state at the production's head (synthesis/state/productions.py):
+         *     the fold of the branch's turns only. Its owner's.
+         */
+        ProductionStateAnswer: {
+            members: components["schemas"]["CastMemberState"][];
+            /** @description Why the last failed state pass failed. */
+            last_failure: string | null;
+        };
         PromptControls: {
             presets: components["schemas"]["SamplerPreset"][];
             default_template: string;
@@ -2689,6 +2779,46 @@ export type components = {
         Provider: "openai" | "openai_compatible" | "ollama" | "anthropic" | "offline";
         /** @enum {string} */
         ReaderEnum: "gm" | "player";
+        RewindAnswer: {
+            /** Format: uuid */
+            to: string;
+            dry_run: boolean;
+            /**
+             * Format: uuid
+             * @description The head now (unchanged by a dry run).
+             */
+            head: string;
+            /**
+             * Format: uuid
+             * @description The head before the rewind: `PUT head` with it restores everything.
+             */
+            restore: string;
+            /** @description The turns undone (kept, hidden). */
+            turns: components["schemas"]["RewoundTurn"][];
+            /** @description The cast's state changes they made. */
+            state_deltas: number;
+            /** @description The cast's memories of them. */
+            memories: number;
+        };
+        RewindRequest: {
+            /**
+             * Format: uuid
+             * @description The turn of the followed branch to go back to.
+             */
+            to: string;
+            /**
+             * @description Only say what would be undone; change nothing.
+             * @default false
+             */
+            dry_run?: boolean;
+        };
+        RewoundTurn: {
+            /** Format: uuid */
+            id: string;
+            speaker_name: string;
+            /** @description The start of its text. */
+            excerpt: string;
+        };
         SamplerPreset: {
             name: string;
             params: {
@@ -4988,6 +5118,31 @@ export interface operations {
             };
         };
     };
+    productions_rewind_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewindRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewindAnswer"];
+                };
+            };
+        };
+    };
     productions_turns_create: {
         parameters: {
             query?: never;
@@ -5141,6 +5296,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FrameView"];
+                };
+            };
+        };
+    };
+    productions_state_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                production_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductionStateAnswer"];
                 };
             };
         };

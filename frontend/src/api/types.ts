@@ -98,6 +98,11 @@ export type TurnStatus = Schemas['TurnStatus']
 export type Turn = Schemas['Turn']
 export type DirectiveMessage = NonNullable<Turn['directive']>[number]
 export type ProductionDetail = Schemas['ProductionDetail']
+/** What a rewind undoes (a dry run's answer too), and the head that restores it. */
+export type RewindAnswer = Schemas['RewindAnswer']
+/** The cast's character state at the production's head. */
+export type ProductionState = Schemas['ProductionStateAnswer']
+export type CastMemberState = Schemas['CastMemberState']
 
 export type TurnCreateInput = Schemas['TurnRequestRequest']
 

@@ -58,14 +58,19 @@ export function latestLeaf<T extends TreeTurn>(children: Map<string | null, T[]>
  * The visible transcript: root → `leafId`, then below it the chain to its most recent
  * descendant. Without a (known) leaf, the chain to the most recent turn of the whole tree.
  */
-export function visiblePath<T extends TreeTurn>(turns: readonly T[], leafId: string | null): PathEntry<T>[] {
+export function visiblePath<T extends TreeTurn>(
+  turns: readonly T[],
+  leafId: string | null,
+  exact = false,
+): PathEntry<T>[] {
   if (!turns.length) return []
   const children = childrenMap(turns)
   const byId = new Map(turns.map((t) => [t.id, t]))
   const parentKey = (t: T): string | null => (t.parent !== null && byId.has(t.parent) ? t.parent : null)
 
   let leaf = leafId ? byId.get(leafId) ?? null : null
-  leaf = leaf ? latestLeaf(children, leaf.id, leaf) : latestLeaf(children, null)
+  // `exact`: the branch ends at `leafId` (a rewound head), its later turns hidden.
+  if (!(exact && leaf)) leaf = leaf ? latestLeaf(children, leaf.id, leaf) : latestLeaf(children, null)
   const chain: T[] = []
   for (let t: T | undefined = leaf ?? undefined; t; ) {
     chain.push(t)

@@ -7,7 +7,7 @@ import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
 import * as api from '@/api/productions'
 import { ApiError } from '@/api/http'
-import type { DraftMessage, ProductionDetail, ServerMessage, Turn } from '@/api/types'
+import type { DraftMessage, ProductionDetail, RewindAnswer, ServerMessage, Turn } from '@/api/types'
 import { childrenMap, countBelow, descendants, otherBranches, siblingLeaf, visiblePath, type PathEntry } from '@/lib/branches'
 import {
   applyMessage,
@@ -49,6 +49,12 @@ export const useConversationStore = defineStore('conversation', () => {
   const production = ref<ProductionInfo | null>(null)
   const state = ref<ConversationState>(emptyConversation())
   const leafId = ref<string | null>(null)
+  /** The branch ends exactly at `leafId` (the server's head, e.g. rewound), not below it. */
+  const exactLeaf = ref(false)
+  /** The last rewind of this page: the head that restores it, and how many turns it hid. */
+  /** Bumped when a turn's state pass changed the cast's state (`cast.state`). */
+  const castStateChanges = ref(0)
+  const lastRewind = ref<{ to: string; restore: string; turns: number } | null>(null)
   const loading = ref(false)
   const loadError = ref<ApiError | null>(null)
   /** What is being sent right now ('next', an assistant id, 'director', 'autoplay'…). */
@@ -63,7 +69,7 @@ export const useConversationStore = defineStore('conversation', () => {
   const autoplayStopped = computed(() => state.value.autoplayStopped)
   /** Turns being written again after their worker was lost: turn id → attempt. */
   const restarts = computed(() => state.value.restarts)
-  const path = computed(() => visiblePath(state.value.turns, leafId.value))
+  const path = computed(() => visiblePath(state.value.turns, leafId.value, exactLeaf.value))
   const children = computed(() => childrenMap(state.value.turns))
   /** How many turns follow `turn` (asked before deleting it). */
   const laterTurns = (turn: Turn) => countBelow(children.value, turn.id)
@@ -87,7 +93,10 @@ export const useConversationStore = defineStore('conversation', () => {
       autoplayStopped: state.value.autoplayStopped,
     }
     // Keep the branch being looked at; otherwise follow the server's head.
-    if (!leafId.value || !list.some((t) => t.id === leafId.value)) leafId.value = head
+    if (!leafId.value || !list.some((t) => t.id === leafId.value)) {
+      leafId.value = head
+      exactLeaf.value = true
+    }
   }
 
   /** Apply one in-order socket event; false when it cannot be placed (re-read then). */
@@ -101,6 +110,12 @@ export const useConversationStore = defineStore('conversation', () => {
     if (ok && msg.type === 'turn.created') follow(msg.turn, end)
     if (ok && msg.type === 'turns.deleted' && leafId.value && msg.turns.includes(leafId.value)) {
       leafId.value = msg.head
+    }
+    if (msg.type === 'cast.state') castStateChanges.value++
+    if (msg.type === 'head.moved' && msg.head !== leafId.value) {
+      // Another branch is followed (a rewind, its restore, or a choice in another tab).
+      leafId.value = msg.head
+      exactLeaf.value = true
     }
     return ok
   }
@@ -228,9 +243,47 @@ export const useConversationStore = defineStore('conversation', () => {
       await api.deleteTurn(pid(), turn.id, branch)
       const gone = branch === 'delete' ? [turn.id, ...descendants(children.value, turn.id).map((t) => t.id)] : [turn.id]
       const kept = branch === 'keep' ? (children.value.get(turn.id) ?? []).map((t) => t.id) : []
-      if (leafId.value && gone.includes(leafId.value)) leafId.value = turn.parent
+      if (leafId.value && gone.includes(leafId.value)) {
+        // What is left under its parent shows, its newest turn last (the server's new head).
+        leafId.value = turn.parent
+        exactLeaf.value = false
+      }
       applyMessage(state.value, { type: 'turns.deleted', seq: -1, turns: gone, reparented: kept, head: null })
     })
+
+  /** What rewinding to `turn` would undo (a dry run); null when refused (said in a toast). */
+  async function previewRewind(turn: Turn): Promise<RewindAnswer | null> {
+    try {
+      return await api.rewind(pid(), turn.id, true)
+    } catch (e) {
+      toasts.error(e)
+      return null
+    }
+  }
+
+  /** Go back to `turn`: the later turns are hidden (kept), and `restoreRewind` brings them back. */
+  const rewindTo = (turn: Turn) =>
+    run(`rewind:${turn.id}`, async () => {
+      const answer = await api.rewind(pid(), turn.id, false)
+      leafId.value = turn.id
+      exactLeaf.value = true
+      lastRewind.value = { to: turn.id, restore: answer.restore, turns: answer.turns.length }
+    })
+
+  /** Undo the last rewind: follow the branch it left again, its state with it. */
+  const restoreRewind = () =>
+    run('restore', async () => {
+      const undone = lastRewind.value
+      if (!undone) return
+      await api.setHead(pid(), undone.restore)
+      leafId.value = undone.restore
+      exactLeaf.value = true
+      lastRewind.value = null
+    })
+
+  const dismissRewind = () => {
+    lastRewind.value = null
+  }
 
   /** Extend the last turn of the branch; it streams on like a new turn. */
   const continueTurn = (turn: Turn) =>
@@ -295,6 +348,7 @@ export const useConversationStore = defineStore('conversation', () => {
     const leaf = siblingLeaf(state.value.turns, turn.id, delta)
     if (!leaf) return
     leafId.value = leaf
+    exactLeaf.value = false
     // Remember the choice on the server (auto-play and a reload follow it); best effort.
     api.setHead(pid(), leaf).catch(() => undefined)
   }
@@ -364,5 +418,11 @@ export const useConversationStore = defineStore('conversation', () => {
     stopAutoplay,
     showSibling,
     openDirective,
+    previewRewind,
+    rewindTo,
+    restoreRewind,
+    dismissRewind,
+    lastRewind,
+    castStateChanges,
   }
 })

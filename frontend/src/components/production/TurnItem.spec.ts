@@ -120,4 +120,14 @@ describe('TurnItem', () => {
     expect(w.find(q('turn-error')).text()).toBe('The model timed out.')
     expect(w.find(q('turn-content')).text()).toContain('Kept text.')
   })
+
+  it('offers "Rewind to here" only where later turns follow, and not while busy', async () => {
+    const turn = makeTurn({ id: 't', content: 'Hello.' })
+    expect(mountTurn(turn).find(q('turn-rewind')).exists()).toBe(false)
+    const w = mount(TurnItem, { props: { turn, siblingIndex: 1, siblingCount: 1, showDirective: false, busy: false, canRewind: true } })
+    await w.find(q('turn-rewind')).trigger('click')
+    expect(w.emitted('rewind')).toHaveLength(1)
+    await w.setProps({ busy: true })
+    expect(w.find(q('turn-rewind')).attributes('disabled')).toBeDefined()
+  })
 })
