@@ -144,7 +144,9 @@ export interface OutcomeBody {
   created_at: string
   flags?: {
     kind: string
-    detail: string
+    owner: string
+    excerpt: string
+    source?: 'words' | 'second_opinion'
   }[]
 }
 /**
@@ -444,7 +446,9 @@ export interface OutcomeFlagged {
   outcome: string
   flags: {
     kind: string
-    detail: string
+    owner: string
+    excerpt: string
+    source?: 'words' | 'second_opinion'
   }[]
 }
 /**
@@ -455,6 +459,8 @@ export interface LiquidFlagged {
   liquid: string
   flags: {
     kind: string
-    detail: string
+    owner: string
+    excerpt: string
+    source?: 'words' | 'second_opinion'
   }[]
 }
