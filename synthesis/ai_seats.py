@@ -32,6 +32,7 @@ from .frame_events import lock_frame, notify_presence
 from .frame_selectors import seats_load
 from .guard import intention_flags
 from .liquid import liquid_commit, liquid_submit
+from .medium.shaping import seat_skills, skills_section
 from .models import (
     LIQUID_MAX,
     AiReacts,
@@ -42,6 +43,7 @@ from .models import (
     Outcome,
     Seat,
     SeatController,
+    Skill,
 )
 
 logger = logging.getLogger(__name__)
@@ -230,16 +232,32 @@ def recent_outcomes(seat: Seat) -> list[Outcome]:
 
 
 def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> list[Message]:
-    """What the assistant is sent (`ai_prompt`), with the frame's latest outcomes."""
-    return ai_prompt(seat=seat, seats=seats, recent=recent_outcomes(seat), outcome=outcome)
+    """What the assistant is sent (`ai_prompt`), with the frame's latest outcomes and the
+    skills that shape its act (`act_skills`)."""
+    recent = recent_outcomes(seat)
+    return ai_prompt(
+        seat=seat, seats=seats, recent=recent, outcome=outcome, skills=act_skills(seat)
+    )
+
+
+def act_skills(seat: Seat) -> list[Skill]:
+    """The player face's skills that shape an AI seat's act: the platform's and the
+    frame's (its GM's). An AI seat has no player, so no user's own skills: a player's
+    shape only their own characters' passes."""
+    return seat_skills(frame_id=seat.frame_id, user_id=None, step="act")
 
 
 def ai_prompt(
-    *, seat: Seat, seats: list[Seat], recent: list[Outcome], outcome: Outcome | None
+    *,
+    seat: Seat,
+    seats: list[Seat],
+    recent: list[Outcome],
+    outcome: Outcome | None,
+    skills: Sequence[Skill] = (),
 ) -> list[Message]:
     """What the assistant is sent: its character's knowledge only, the `recent` outcomes
-    (public bones, oldest first) with everyone named as this character knows them, and the
-    interrupt aimed at it, if any. Pure."""
+    (public bones, oldest first) with everyone named as this character knows them, the
+    interrupt aimed at it, if any, and the `skills` that shape it. Pure."""
     production = seat.frame.production
     persona = seat.persona
     knowledge = knowledge_text(
@@ -253,8 +271,10 @@ def ai_prompt(
     if (known_as := public_name(persona)) != persona.name:
         # What it intends becomes an outcome everyone reads (the guard flags a real name).
         ask += f" Everyone else knows {persona.name} as {known_as}: say only that name aloud."
+    system = _template().format(knowledge=knowledge, name=persona.name)
+    shaped = skills_section(list(skills))
     return [
-        Message("system", _template().format(knowledge=knowledge, name=persona.name)),
+        Message("system", f"{system}\n\n{shaped}" if shaped else system),
         Message("user", f"WHAT JUST HAPPENED\n{happened}\n\n{ask}"),
     ]
 
@@ -357,7 +377,8 @@ def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) 
     outcome = Outcome.objects.filter(pk=outcome_id, held=False).first() if outcome_id else None
     seats = seats_load(frame=seat.frame)
     recent = recent_outcomes(seat)
-    messages = ai_prompt(seat=seat, seats=seats, recent=recent, outcome=outcome)
+    skills = act_skills(seat)
+    messages = ai_prompt(seat=seat, seats=seats, recent=recent, outcome=outcome, skills=skills)
     try:
         answer = llm_complete(
             model=seat.assistant.model,
