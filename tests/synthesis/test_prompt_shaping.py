@@ -128,9 +128,7 @@ def test_an_epilogue_takes_its_own_players_skills_and_no_one_elses(user):
     frame_close(frame=scene.frame, epilogue=True)
     for pending in Pass.objects.filter(frame=scene.frame, kind="epilogue"):
         epilogue_run(pass_id=pending.pk)
-    alice, bob = Pass.objects.filter(frame=scene.frame, kind="epilogue").order_by(
-        "seat__position"
-    )
+    alice, bob = Pass.objects.filter(frame=scene.frame, kind="epilogue").order_by("seat__position")
     alice_prompt, bob_prompt = sent(alice, "epilogue"), sent(bob, "epilogue")
     assert "FRAME-TONE-MARK" not in alice_prompt  # her own tone wins its category
     assert "ALICE-TONE-MARK" in alice_prompt and "BOB-TONE-MARK" not in alice_prompt
