@@ -7,6 +7,7 @@
  * which waited, arrives.
  */
 import assert from 'node:assert/strict'
+import path from 'node:path'
 import { api, e2e, eventually, expectHidden, expectText, expectVisible, signUp, unique, useLmix } from './harness.mjs'
 import { commit, narrativeDone, outcomeWith, recordSocket, writeIntention } from './frame_setup.mjs'
 
@@ -20,6 +21,7 @@ const BONES = {
 }
 
 const lmix = useLmix({ fakeLLM: { structured: BONES } })
+const shoot = (page, name) => (process.env.LMIX_SCREENSHOTS ? page.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, name) }) : null)
 
 e2e(lmix, 'hold: the GM reviews an outcome that repeats a secret before any player reads it', async ({ page: gm, suite, step }) => {
   let frameId
@@ -83,6 +85,15 @@ e2e(lmix, 'hold: the GM reviews an outcome that repeats a secret before any play
       const held = gm.getByTestId('feed-outcome').filter({ hasText: MARKER })
       await expectVisible(held.getByTestId('outcome-held-badge'))
       await expectText(held.getByTestId('outcome-flags'), /internal truth of Bob Marsh/)
+      // With LMIX_SCREENSHOTS set, the review on a desktop and a 390 px phone.
+      await held.scrollIntoViewIfNeeded()
+      await shoot(gm, 'hold-review-desktop.png')
+      const desktop = gm.viewportSize()
+      await gm.setViewportSize({ width: 390, height: 844 })
+      await held.scrollIntoViewIfNeeded()
+      await shoot(gm, 'hold-review-phone.png')
+      await shoot(bob, 'hold-player-desktop.png')
+      await gm.setViewportSize(desktop)
       await held.getByTestId('outcome-release').click()
       await expectHidden(held.getByTestId('outcome-held-badge'))
     })
