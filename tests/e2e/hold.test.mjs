@@ -7,9 +7,8 @@
  * which waited, arrives.
  */
 import assert from 'node:assert/strict'
-import path from 'node:path'
 import { api, e2e, eventually, expectHidden, expectText, expectVisible, signUp, unique, useLmix } from './harness.mjs'
-import { commit, narrativeDone, outcomeWith, recordSocket, writeIntention } from './frame_setup.mjs'
+import { commit, shoot, narrativeDone, outcomeWith, recordSocket, writeIntention } from './frame_setup.mjs'
 
 const MARKER = `HELD-${unique('x').slice(2)}`
 const SECRET = 'Bob Marsh sells the harbour maps to smugglers.'
@@ -21,7 +20,6 @@ const BONES = {
 }
 
 const lmix = useLmix({ fakeLLM: { structured: BONES } })
-const shoot = (page, name) => (process.env.LMIX_SCREENSHOTS ? page.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, name) }) : null)
 
 e2e(lmix, 'hold: the GM reviews an outcome that repeats a secret before any player reads it', async ({ page: gm, suite, step }) => {
   let frameId

@@ -7,12 +7,10 @@
  * face switch and the World panel, on a desktop and a 390 px phone.
  */
 import assert from 'node:assert/strict'
-import path from 'node:path'
 import { api, e2e, expectText, expectVisible, signUp, useLmix } from './harness.mjs'
-import { commit, createCast, joinSeat, mark, narrativeDone, openBrowser, shootingStep, startFrame, writeIntention } from './frame_setup.mjs'
+import { commit, createCast, joinSeat, mark, narrativeDone, openBrowser, shoot, shootingStep, startFrame, writeIntention } from './frame_setup.mjs'
 
 const lmix = useLmix()
-const shoot = (page, name) => (process.env.LMIX_SCREENSHOTS ? page.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, name) }) : null)
 const PHONE = { width: 390, height: 844 }
 const DESKTOP = { width: 1366, height: 900 }
 
@@ -48,6 +46,7 @@ e2e(lmix, 'shaping: an author’s location and a designer’s skill reach the ne
       await expectText(writing.getByTestId('writing-result'), new RegExp(`Added to the world: ${place}`))
       const entry = alice.getByTestId('content-entry').filter({ hasText: place })
       await expectVisible(entry)
+      await expectText(entry.locator('.badge').first(), 'Location')
       await entry.scrollIntoViewIfNeeded()
       await shoot(alice, 'world-desktop.png')
       await alice.setViewportSize(PHONE)
