@@ -21,6 +21,7 @@ from synthesis.guard_opinion import (
 )
 from synthesis.medium import bones as bones_module
 from synthesis.models import Outcome
+from tests.conftest import logged_in_client
 from tests.fakes.llm_server import Reply
 from tests.synthesis.conftest import Scene, run, sent
 from tests.synthesis.test_medium import fake_model
@@ -143,14 +144,8 @@ def test_a_paraphrase_the_opinion_flags_is_held_and_reaches_no_player(user, scen
     call = LLMCall.objects.get(purpose="synthesis.guard")
     assert call.subject == f"pass:{pass_.pk}" and not call.error
     assert "THE SECRETS:" in sent(pass_, "guard") and SECRET in sent(pass_, "guard")
-    listed = user_client(user).get(f"/api/frames/{scene.frame.pk}/calls").json()
+    listed = logged_in_client(user).get(f"/api/frames/{scene.frame.pk}/calls").json()
     assert "second opinion" in json.dumps(listed)
-
-
-def user_client(user):
-    from tests.conftest import logged_in_client
-
-    return logged_in_client(user)
 
 
 def test_a_failed_opinion_leaves_the_word_test_and_is_recorded(user, scene, server):
@@ -193,3 +188,15 @@ def test_the_offline_narrator_flags_the_planted_paraphrase_end_to_end(user, scen
     outcome = Outcome.objects.get(frame=scene.frame)
     assert outcome.held
     assert [(f["owner"], f["source"]) for f in outcome.flags] == [("Bob Wilson", "second_opinion")]
+
+
+def test_the_gm_turns_the_second_opinion_on_and_the_frame_view_says_so(user, scene):
+    gm = logged_in_client(user)
+    url = f"/api/frames/{scene.frame.pk}"
+    assert gm.patch(url, {"second_opinion": False}, format="json").status_code == 200
+    assert gm.get(url).json()["second_opinion"] is False
+    player = logged_in_client(scene.alice_player)
+    refused = player.patch(url, {"second_opinion": True}, format="json")
+    assert refused.status_code == 403
+    scene.frame.refresh_from_db()
+    assert scene.frame.second_opinion is False
