@@ -32,7 +32,6 @@ from .frame_events import lock_frame, notify_presence
 from .frame_selectors import seats_load
 from .guard import intention_flags
 from .liquid import liquid_commit, liquid_submit
-from .medium.shaping import seat_skills, skills_section
 from .models import (
     LIQUID_MAX,
     AiReacts,
@@ -45,6 +44,7 @@ from .models import (
     SeatController,
     Skill,
 )
+from .skills.prompting import seat_skills, skills_section
 
 logger = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).parent / "templates" / "synthesis"

@@ -31,7 +31,6 @@ from .medium.context import FRAME_RELATED, LeaseLost, MediumContext, PassLease, 
 from .medium.flesh import whole_sentences
 from .medium.prompts import fit_messages, outcome_lines, public_setting, template
 from .medium.run import medium_model
-from .medium.shaping import seat_skills, skill_refs, skills_section
 from .models import (
     PASS_TRANSITIONS,
     Frame,
@@ -47,6 +46,7 @@ from .models import (
     Skill,
     Trigger,
 )
+from .skills.prompting import seat_skills, skill_refs, skills_section
 
 logger = logging.getLogger(__name__)
 EPILOGUE_WORDS = 200  # about a minute's reading: a closing, not another chapter

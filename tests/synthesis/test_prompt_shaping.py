@@ -98,7 +98,7 @@ def test_world_content_reaches_later_passes_and_what_the_scene_names_comes_first
     assert "CHAPEL-MARK" not in bones  # newest, but matters below this pass's scale
 
 
-# Skills beyond the medium pass: an AI seat's act and the epilogues (shaping.seat_skills).
+# Skills beyond the medium pass: an AI seat's act and the epilogues (skills/prompting.py).
 
 
 def test_an_ai_seats_act_takes_the_platforms_and_frames_skills_and_no_players(user):
