@@ -42,8 +42,10 @@ from .models import (
     Outcome,
     Seat,
     SeatController,
+    Skill,
 )
 from .own_state import own_state_text
+from .skills.prompting import seat_skills, skills_section
 
 logger = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).parent / "templates" / "synthesis"
@@ -232,7 +234,7 @@ def recent_outcomes(seat: Seat) -> list[Outcome]:
 
 def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> list[Message]:
     """What the assistant is sent (`ai_prompt`), with the frame's latest outcomes and the
-    character's own state."""
+    character's own state and the skills that shape its act (`act_skills`)."""
     recent = recent_outcomes(seat)
     return ai_prompt(
         seat=seat,
@@ -240,6 +242,7 @@ def ai_messages(*, seat: Seat, seats: list[Seat], outcome: Outcome | None) -> li
         recent=recent,
         outcome=outcome,
         state=ai_state(seat=seat, seats=seats, recent=recent),
+        skills=act_skills(seat),
     )
 
 
@@ -253,6 +256,13 @@ def ai_state(*, seat: Seat, seats: list[Seat], recent: list[Outcome]) -> str:
     return own_state_text(seat=seat, labels=names, scene=scene)
 
 
+def act_skills(seat: Seat) -> list[Skill]:
+    """The player face's skills that shape an AI seat's act: the platform's and the
+    frame's (its GM's). An AI seat has no player, so no user's own skills: a player's
+    shape only their own characters' passes."""
+    return seat_skills(frame_id=seat.frame_id, user_id=None, step="act")
+
+
 def ai_prompt(
     *,
     seat: Seat,
@@ -260,10 +270,12 @@ def ai_prompt(
     recent: list[Outcome],
     outcome: Outcome | None,
     state: str = "",
+    skills: Sequence[Skill] = (),
 ) -> list[Message]:
     """What the assistant is sent: its character's knowledge only, its own `state`
     (`ai_state`), the `recent` outcomes (public bones, oldest first) with everyone named as
-    this character knows them, and the interrupt aimed at it, if any. Pure."""
+    this character knows them, the interrupt aimed at it, if any, and the `skills` that
+    shape it. Pure."""
     production = seat.frame.production
     persona = seat.persona
     knowledge = knowledge_text(
@@ -277,8 +289,10 @@ def ai_prompt(
     if (known_as := public_name(persona)) != persona.name:
         # What it intends becomes an outcome everyone reads (the guard flags a real name).
         ask += f" Everyone else knows {persona.name} as {known_as}: say only that name aloud."
+    system = _template().format(knowledge=knowledge, name=persona.name)
+    shaped = skills_section(list(skills))
     return [
-        Message("system", _template().format(knowledge=knowledge, name=persona.name)),
+        Message("system", f"{system}\n\n{shaped}" if shaped else system),
         Message(
             "user", (f"{state}\n\n" if state else "") + f"WHAT JUST HAPPENED\n{happened}\n\n{ask}"
         ),
@@ -384,7 +398,9 @@ def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) 
     seats = seats_load(frame=seat.frame)
     recent = recent_outcomes(seat)
     state = ai_state(seat=seat, seats=seats, recent=recent)
-    messages = ai_prompt(seat=seat, seats=seats, recent=recent, outcome=outcome, state=state)
+    messages = ai_prompt(
+        seat=seat, seats=seats, recent=recent, outcome=outcome, state=state, skills=act_skills(seat)
+    )
     try:
         answer = llm_complete(
             model=seat.assistant.model,

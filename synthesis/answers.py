@@ -105,6 +105,9 @@ class FrameView(Body):
         description="hold: an outcome the secret guard flags waits for the GM's review; "
         "flag: everyone reads it and the GM is warned."
     )
+    second_opinion: bool = Field(
+        description="A structured call backs the secret guard's word test (the GM's setting)."
+    )
     seq: int
     is_gm: bool
     my_seats: list[Uuid]

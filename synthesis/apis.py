@@ -38,6 +38,7 @@ from .frame_selectors import (
     FrameAccess,
     frame_access_or_404,
     frame_access_to,
+    frame_gm_access_or_404,
     frame_summaries,
     invite_preview,
     spectated_frame,
@@ -74,19 +75,11 @@ from .talk import talk_post
 from .windows import window_cancel, window_fire_now
 
 
-def _gm_access(request: Request, frame_id: object) -> FrameAccess:
-    """The caller's access to a frame they run; a player gets 403, anyone else 404."""
-    access = frame_access_or_404(user=request.user, frame_id=frame_id)
-    if not access.is_gm:
-        raise ApplicationError("Only the frame's GM can do that.", status_code=403)
-    return access
-
-
 def _gm_access_as_row(request: Request, frame_id: object, not_found: str) -> FrameAccess:
-    """`_gm_access` for a row of the frame (window, pass): an outsider gets the 404 a
+    """`frame_gm_access_or_404` for a row of the frame (window, pass): an outsider gets the 404 a
     missing row gets, `not_found`, so they cannot tell whether it exists."""
     try:
-        return _gm_access(request, frame_id)
+        return frame_gm_access_or_404(user=request.user, frame_id=frame_id)
     except Http404:
         raise ApplicationError(not_found, status_code=404) from None
 
@@ -139,7 +132,7 @@ class FrameDetailApi(APIView):
         """GM: rename the frame or change its tempo, who reads intentions, and its soft and
         medium models (null: the characters' own models). Everyone in the frame is told;
         running passes keep their model, the next ones use the new one."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         data = FrameUpdateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         frames.frame_update(frame=access.frame, **data.validated_data)
@@ -166,7 +159,7 @@ class SeatDetailApi(APIView):
     def patch(self, request: Request, frame_id: str, seat_id: str) -> Response:
         """GM: open a seat (its player is removed at once) or give it to an assistant; say
         when an AI seat acts on its own (`ai_reacts`)."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         seat = Seat.objects.filter(frame=access.frame, pk=seat_id).first()
         if seat is None:
             raise ApplicationError("No such seat in this frame.", status_code=404)
@@ -180,7 +173,9 @@ class FrameInviteApi(APIView):
     @extend_schema(request=None, responses={200: InviteCode})
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: a new invite code; the old one stops working."""
-        frame = frames.invite_rotate(frame=_gm_access(request, frame_id).frame)
+        frame = frames.invite_rotate(
+            frame=frame_gm_access_or_404(user=request.user, frame_id=frame_id).frame
+        )
         return answer(InviteCode, {"invite_code": frame.invite_code})
 
 
@@ -261,7 +256,7 @@ class FrameControlApi(APIView):
 
     @extend_schema(request=None, responses={200: FrameView})
     def post(self, request: Request, frame_id: str) -> Response:
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         liquid_services.frame_status_set(frame=access.frame, status=self.target)
         access = frame_access_or_404(user=request.user, frame_id=frame_id)  # read anew
         return answer(FrameView, frame_view(access))
@@ -273,7 +268,7 @@ class FrameCloseApi(APIView):
         """GM: close the scene for good; with `epilogue`, each player's character (a shared
         frame: everyone) then gets a closing narrative, written in the background
         (GET /api/frames/{id}/epilogue says when)."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         data = FrameCloseSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
         frame_close(frame=access.frame, epilogue=data.validated_data["epilogue"])
@@ -295,7 +290,7 @@ class FramePassesApi(APIView):
     def get(self, request: Request, frame_id: str) -> Response:
         """GM: every soft and medium pass — seat, trigger, status, the exact messages sent,
         and its LLM calls."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         return answer(PassList, pass_list(frame=access.frame))
 
 
@@ -304,7 +299,7 @@ class FrameAdvanceApi(APIView):
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: move the scene on — every AI-played seat with nothing pending acts once (a
         frame without human players moves only this way)."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         acting = frame_advance(frame=access.frame)
         return answer(ActingSeats, {"acting_seats": acting}, status.HTTP_202_ACCEPTED)
 
@@ -394,7 +389,7 @@ class FrameNarrationApi(APIView):
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: narrate what happens, in your own words: an outcome everyone sees (spectators
         too) and every character witnesses; the next passes read it as a world fact."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         data = GmNarrationSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         outcome = gm_narrate(frame=access.frame, text=data.validated_data["text"])
@@ -406,7 +401,7 @@ class FrameNoteApi(APIView):
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: tell one character something only it learns: a narrative of its own, read by
         its player (and you), that its next narratives follow on from."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         data = GmNoteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         seat = _seat_of(access.frame, data.validated_data["seat"])
@@ -419,7 +414,7 @@ class FrameSpectatorsApi(APIView):
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: let spectators watch the outcomes through a new link (`enabled` true), or
         stop them (false): open spectator sockets close and the old link shows nothing."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         data = SpectatorsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         frame = frames.spectators_set(frame=access.frame, enabled=data.validated_data["enabled"])

@@ -8,20 +8,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lmix.answers import answer
-from lmix.errors import ApplicationError
 
 from . import frames
 from .answers import FrameBans
-from .frame_selectors import FrameAccess, frame_access_or_404, frame_ban_list
-
-
-def _gm_access(request: Request, frame_id: object) -> FrameAccess:
-    """The caller's access to a frame they run; a player gets 403, anyone else 404 (as the
-    frames API's other GM endpoints)."""
-    access = frame_access_or_404(user=request.user, frame_id=frame_id)
-    if not access.is_gm:
-        raise ApplicationError("Only the frame's GM can do that.", status_code=403)
-    return access
+from .frame_selectors import frame_ban_list, frame_gm_access_or_404
 
 
 class FrameBansApi(APIView):
@@ -29,7 +19,12 @@ class FrameBansApi(APIView):
     def get(self, request: Request, frame_id: str) -> Response:
         """GM: the players you kicked from this frame, who cannot take a seat in it again
         until you allow them back ({user, player, banned_at}, oldest first)."""
-        return answer(FrameBans, frame_ban_list(frame=_gm_access(request, frame_id).frame))
+        return answer(
+            FrameBans,
+            frame_ban_list(
+                frame=frame_gm_access_or_404(user=request.user, frame_id=frame_id).frame
+            ),
+        )
 
 
 class FrameBanDetailApi(APIView):
@@ -37,6 +32,6 @@ class FrameBanDetailApi(APIView):
     def delete(self, request: Request, frame_id: str, user_id: str) -> Response:
         """GM: allow a kicked player back: they may take an open seat again (404 when they
         are not banned from this frame)."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         frames.frame_ban_lift(frame=access.frame, user_id=int(user_id))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -6,11 +6,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lmix.answers import answer
-from lmix.errors import ApplicationError
 
 from .answers import FrameBudget
 from .budget import budget_view
-from .frame_selectors import frame_access_or_404
+from .frame_selectors import frame_gm_access_or_404
 
 
 class FrameBudgetApi(APIView):
@@ -19,7 +18,5 @@ class FrameBudgetApi(APIView):
         """GM: the frame's model calls and tokens this minute against its limits, whether
         AI seats are paused, and how many windows wait for the budget. A player gets 403,
         anyone else 404."""
-        access = frame_access_or_404(user=request.user, frame_id=frame_id)
-        if not access.is_gm:
-            raise ApplicationError("Only the frame's GM can do that.", status_code=403)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         return answer(FrameBudget, budget_view(frame_id=access.frame.pk))

@@ -13,16 +13,11 @@ from lmix.errors import ApplicationError
 from .answers import ContentList
 from .content import content_add, content_body, content_edit, content_recent
 from .event_types import ContentBody
-from .frame_selectors import FrameAccess, frame_access_or_404
+from .frame_selectors import frame_access_or_404, frame_gm_access_or_404
 from .models import Content
 from .serializers import ContentWriteSerializer
 
-
-def _gm_access(request: Request, frame_id: object) -> FrameAccess:
-    access = frame_access_or_404(user=request.user, frame_id=frame_id)
-    if not access.is_gm:
-        raise ApplicationError("Only the frame's GM adds and edits its content.", status_code=403)
-    return access
+GM_CONTENT = "Only the frame's GM adds and edits its content."
 
 
 class FrameContentApi(APIView):
@@ -36,7 +31,7 @@ class FrameContentApi(APIView):
     def post(self, request: Request, frame_id: str) -> Response:
         """GM: add a location, an NPC, an item, an event or lore; everyone is told, and
         the passes that follow gather it."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id, message=GM_CONTENT)
         data = ContentWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         entry = content_add(frame=access.frame, user=request.user, **data.validated_data)
@@ -47,7 +42,7 @@ class ContentDetailApi(APIView):
     @extend_schema(request=ContentWriteSerializer(partial=True), responses={200: ContentBody})
     def patch(self, request: Request, frame_id: str, content_id: str) -> Response:
         """GM: change an entry (its type, name, data or pscale); the edit is recorded."""
-        access = _gm_access(request, frame_id)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id, message=GM_CONTENT)
         entry = Content.objects.filter(frame=access.frame, pk=content_id).first()
         if entry is None:
             raise ApplicationError("No such content in this frame.", status_code=404)

@@ -27,6 +27,7 @@ CALLS_PAGE = 100  # calls per page; `next_before` asks for the next one
 PURPOSES = {
     "synthesis.soft": "Reading an intention (soft pass)",
     "synthesis.bones": "Resolving what happened (bones)",
+    "synthesis.guard": "Checking an outcome for secrets (second opinion)",
     "synthesis.flesh": "Narrating it (flesh)",
     "synthesis.epilogue": "Epilogue",
     "synthesis.ai_act": "AI character acting",

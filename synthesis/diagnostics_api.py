@@ -11,7 +11,7 @@ from lmix.errors import ApplicationError
 
 from .answers import FrameCalls
 from .diagnostics import frame_calls
-from .frame_selectors import frame_access_or_404
+from .frame_selectors import frame_gm_access_or_404
 
 BEFORE = OpenApiParameter(
     "before",
@@ -38,7 +38,5 @@ class FrameCallsApi(APIView):
         """GM: every LLM call of the frame, newest first, 100 a page —
         purpose, the pass or AI seat it was for, model, tokens, latency, error — and the
         frame's totals. A player gets 403, anyone else 404."""
-        access = frame_access_or_404(user=request.user, frame_id=frame_id)
-        if not access.is_gm:
-            raise ApplicationError("Only the frame's GM can do that.", status_code=403)
+        access = frame_gm_access_or_404(user=request.user, frame_id=frame_id)
         return answer(FrameCalls, frame_calls(frame=access.frame, before=_before(request)))

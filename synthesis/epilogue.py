@@ -8,6 +8,7 @@ sweep and the frame's model budget work as for any pass) whose narrative has the
 """
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -42,8 +43,10 @@ from .models import (
     PassStatus,
     Seat,
     SeatController,
+    Skill,
     Trigger,
 )
+from .skills.prompting import seat_skills, skill_refs, skills_section
 
 logger = logging.getLogger(__name__)
 EPILOGUE_WORDS = 200  # about a minute's reading: a closing, not another chapter
@@ -121,8 +124,9 @@ def _write(pass_: Pass, lease: PassLease) -> None:
     ctx = gather(pass_, frame=frame)
     model = medium_model(frame=frame, seat=ctx.seat)
     told = epilogue_told(ctx)
-    messages = compile_epilogue(ctx, model, told=told)
-    record_messages(pass_, lease, "epilogue", messages)
+    skills = epilogue_skills(ctx)
+    messages = compile_epilogue(ctx, model, told=told, skills=skills)
+    record_messages(pass_, lease, "epilogue", messages, skill_refs(skills))
     answer = llm_complete(
         model=model,
         messages=messages,
@@ -162,15 +166,28 @@ def epilogue_told(ctx: MediumContext) -> Epilogue:
     return Epilogue(character=label, memories=memories, facts=facts, words=EPILOGUE_WORDS)
 
 
-def compile_epilogue(ctx: MediumContext, model: LLMModel, *, told: Epilogue) -> list[Message]:
+def epilogue_skills(ctx: MediumContext) -> list[Skill]:
+    """The player face's skills that shape an epilogue, as a narrative's: the platform's,
+    the frame's and the seat's player's own; a shared frame's, which everyone reads, no
+    player's."""
+    user_id = None if ctx.shared else ctx.seat.user_id
+    return seat_skills(frame_id=ctx.frame.pk, user_id=user_id, step="epilogue")
+
+
+def compile_epilogue(
+    ctx: MediumContext, model: LLMModel, *, told: Epilogue, skills: Sequence[Skill] = ()
+) -> list[Message]:
     """The epilogue call's messages: the flesh prompt's knowledge (the character's own, or
-    in a shared frame the public one), its own story and what it witnessed since."""
+    in a shared frame the public one), the skills that shape it, its own story and what it
+    witnessed since."""
     if ctx.shared:
         system, user = template("epilogue_shared.txt")
         system = system.format(**public_setting(ctx), words=told.words)
     else:
         system, user = template("epilogue.txt")
         system = system.format(knowledge=ctx.knowledge, name=ctx.label, words=told.words)
+    if shaped := skills_section(list(skills)):
+        system = f"{system}\n\n{shaped}"
     return fit_messages(
         system,
         user,

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from lmix.realtime.wire import Body, Event, Stamp, Uuid, object_of_strings, optional
+from lmix.realtime.wire import Body, Event, Stamp, Uuid, json_object, object_of_strings, optional
 from productions.event_types import PRODUCTION_EVENTS
 
 # Stored model answers (an outcome's bones, a guard's flags) are sent as stored: their
@@ -77,7 +77,16 @@ def stored(schema: dict[str, Any]) -> Any:
     return Field(json_schema_extra=schema)
 
 
-FLAG_SCHEMA = object_of_strings("kind", "detail")
+# A secret guard's flag (guard.py::secret_flag), on an outcome or an AI's intention: the
+# kind of secret, whose, the words that repeat it, and which test found it (older rows
+# have no `source`: the word test).
+FLAG_SCHEMA = json_object(
+    ["kind", "owner", "excerpt"],
+    kind={"type": "string"},
+    owner={"type": "string"},
+    excerpt={"type": "string"},
+    source={"type": "string", "enum": ["words", "second_opinion"]},
+)
 FLAGS = {"type": "array", "items": FLAG_SCHEMA}
 
 

@@ -74,7 +74,10 @@ def _outcome(outcome: dict[str, Any], names: dict[str, str]) -> list[str]:
         who = _inline(names.get(str(interrupt.get("seat")), "Someone"))
         lines.append(f"- *Interrupted:* **{who}** — {_line(interrupt.get('reason', ''))}")
     for flag in outcome.get("flags") or []:  # the GM's export alone holds them
-        lines.append(f"- ⚠ *Guard:* {_line(flag.get('kind', ''))}: {_line(flag.get('detail', ''))}")
+        lines.append(
+            f"- ⚠ *Guard:* {_line(flag.get('kind', ''))} of {_line(flag.get('owner', ''))}: "
+            f"{_line(flag.get('excerpt', ''))}"
+        )
     return [*lines, ""]
 
 

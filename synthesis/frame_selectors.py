@@ -147,6 +147,24 @@ def frame_access_or_404(*, user: AbstractBaseUser, frame_id: object) -> FrameAcc
     return access
 
 
+GM_ONLY = "Only the frame's GM can do that."
+
+
+def frame_gm_access_or_404(
+    *, user: AbstractBaseUser, frame_id: object, message: str = GM_ONLY
+) -> FrameAccess:
+    """The caller's access to a frame they run: its one check for every GM-only route.
+
+    Raises:
+        Http404: an outsider (neither its GM nor seated), as a missing frame.
+        ApplicationError: a player of the frame (403, `message` saying what only the GM may).
+    """
+    access = frame_access_or_404(user=user, frame_id=frame_id)
+    if not access.is_gm:
+        raise ApplicationError(message, status_code=403)
+    return access
+
+
 # `seats_for_prompts_reads`.
 SEATS_FOR_PROMPTS = Prepared(
     lambda: Seat.objects.filter(frame=Param(Seat, "frame")).select_related("persona")

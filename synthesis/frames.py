@@ -60,6 +60,7 @@ def frame_create(
     tempo: float = 1.0,
     liquid_visibility: str = LiquidVisibility.ALL,
     leak_guard: str = LeakGuard.HOLD,
+    second_opinion: bool = False,
     open_seats: Iterable[object] = (),
     soft_model: LLMModel | None = None,
     medium_model: LLMModel | None = None,
@@ -90,6 +91,7 @@ def frame_create(
         tempo=tempo,
         liquid_visibility=liquid_visibility,
         leak_guard=leak_guard,
+        second_opinion=second_opinion,
         # None until the GM chooses: the passes then follow the cast (frame_llm.py).
         soft_model=soft_model,
         medium_model=medium_model,
@@ -118,6 +120,7 @@ FRAME_SETTINGS = (
     "liquid_visibility",
     "player_faces",
     "leak_guard",
+    "second_opinion",
     "soft_model",
     "medium_model",
 )

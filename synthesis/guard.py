@@ -38,6 +38,13 @@ class Secret:
     text: str
 
 
+def secret_flag(secret: Secret, excerpt: str, source: str = "words") -> dict[str, str]:
+    """A flag for the GM, the one shape every guard flag has (`event_types.FLAG_SCHEMA`):
+    what kind of secret, whose, the words that repeat it, and which test found it
+    (`words`: the word overlap here; `second_opinion`: guard_opinion.py)."""
+    return {"kind": secret.kind, "owner": secret.owner, "excerpt": excerpt, "source": source}
+
+
 def seat_secrets(seats: Iterable["Seat"]) -> list[Secret]:
     """The secrets of the characters seated: their internal truths, the internal truths of
     their groups, and real names behind a public one (memberships prefetched)."""
@@ -66,15 +73,14 @@ def secret_flags(
     actions as their players wrote them) did not.
 
     Returns:
-        [{kind, owner, excerpt}] for the GM, one per secret.
+        [{kind, owner, excerpt, source}] for the GM, one per secret (`secret_flag`).
     """
     said_grams, revealed_grams = _Grams(" ".join(said)), _Grams(" ".join(revealed))
     flags = []
     for secret in secrets:
         for phrase in _phrases(secret):
             if phrase in said_grams and phrase not in revealed_grams:
-                excerpt = " ".join(phrase)
-                flags.append({"kind": secret.kind, "owner": secret.owner, "excerpt": excerpt})
+                flags.append(secret_flag(secret, " ".join(phrase)))
                 break
     return flags
 
@@ -87,7 +93,7 @@ def intention_flags(*, content: str, seats: Iterable["Seat"]) -> list[dict[str, 
         content: the intention as it is stored.
         seats: the frame's seats, personas' memberships prefetched.
     Returns:
-        [{kind, owner, excerpt}] for the GM, as `secret_flags`.
+        [{kind, owner, excerpt, source}] for the GM, as `secret_flags`.
     """
     return secret_flags(said=[content], revealed=[], secrets=seat_secrets(seats))
 

@@ -89,6 +89,9 @@ class Frame(Owned):
     # Which faces besides `player` the players may write in (a subset of EXTRA_FACES).
     player_faces = models.JSONField(default=list, blank=True)
     leak_guard = models.CharField(max_length=8, choices=LeakGuard.choices, default="hold")
+    # A structured call backs the word-overlap guard: one more call per outcome with
+    # secrets left unflagged, before it reaches anyone (synthesis/guard_opinion.py).
+    second_opinion = models.BooleanField(default=False)
 
     class Meta(Owned.Meta):
         db_table = "productions_frame"  # born in productions/ (migration 0007 moved it)

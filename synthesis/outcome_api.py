@@ -13,13 +13,16 @@ from lmix.errors import ApplicationError
 
 from .answers import OutcomeRegenerated
 from .event_types import OutcomeBody
-from .frame_selectors import frame_access_or_404
+from .frame_selectors import frame_gm_access_or_404
 from .models import Outcome
 from .outcomes import outcome_edit, outcome_regenerate, outcome_release
 from .selectors import outcome_body
 from .serializers import OutcomeEditSerializer
 
 NO_SUCH = "No such outcome."
+
+
+GM_REVIEWS = "Only the frame's GM reviews its outcomes."
 
 
 def _outcome_for_gm(request: Request, outcome_id: str) -> Outcome:
@@ -29,11 +32,9 @@ def _outcome_for_gm(request: Request, outcome_id: str) -> Outcome:
     if outcome is None:
         raise ApplicationError(NO_SUCH, status_code=404)
     try:
-        access = frame_access_or_404(user=request.user, frame_id=outcome.frame_id)
+        frame_gm_access_or_404(user=request.user, frame_id=outcome.frame_id, message=GM_REVIEWS)
     except Http404:
         raise ApplicationError(NO_SUCH, status_code=404) from None
-    if not access.is_gm:
-        raise ApplicationError("Only the frame's GM reviews its outcomes.", status_code=403)
     return outcome
 
 

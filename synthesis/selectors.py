@@ -226,6 +226,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         "liquid_visibility": frame.liquid_visibility,
         "player_faces": frame.player_faces,
         "leak_guard": frame.leak_guard,
+        "second_opinion": frame.second_opinion,
         "seq": seq,
         "is_gm": access.is_gm,
         "my_seats": sorted(str(seat_id) for seat_id in access.seat_ids),

@@ -24,6 +24,11 @@ from .models import (
     SeatController,
 )
 
+SECOND_OPINION = (
+    "A structured call on the frame's model backs the secret guard's word test (one more "
+    "call for an outcome while characters' secrets are left unflagged)."
+)
+
 
 class FrameCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
@@ -33,6 +38,7 @@ class FrameCreateSerializer(serializers.Serializer):
         choices=LiquidVisibility.choices, default=LiquidVisibility.ALL
     )
     leak_guard = serializers.ChoiceField(choices=LeakGuard.choices, default=LeakGuard.HOLD)
+    second_opinion = serializers.BooleanField(default=False, help_text=SECOND_OPINION)
     open_seats = serializers.ListField(
         child=serializers.UUIDField(), required=False, default=list, max_length=100
     )
@@ -55,6 +61,7 @@ class FrameUpdateSerializer(serializers.Serializer):
         help_text="The faces besides player that players may write in (the GM: every one).",
     )
     leak_guard = serializers.ChoiceField(choices=LeakGuard.choices, required=False)
+    second_opinion = serializers.BooleanField(required=False, help_text=SECOND_OPINION)
     soft_model = OwnedRelatedField(queryset=LLMModel.objects.all(), required=False, allow_null=True)
     medium_model = OwnedRelatedField(
         queryset=LLMModel.objects.all(), required=False, allow_null=True

@@ -71,12 +71,16 @@ class AuthorEntry(BaseModel):
 
     @classmethod
     def offline_answer(cls, context: AuthorTold, variant: int = 0) -> Self:
-        """The offline narrator's entry: its type from the words, its name from "called X"
-        or "named X" (else the text's first words), its description the text itself."""
+        """The offline narrator's entry: its type from the words (the name's own first: "a
+        lighthouse called Greyhaven Light, its lamp dark" is a place, not a lamp), its name
+        from "called X" or "named X" (else the text's first words), its description the
+        text itself."""
         text = " ".join(context.text.split())
-        kind = next((k for k, cue in _TYPE_CUES if cue.search(text)), "lore")
         named = _NAMED.search(text)
         name = named.group(1) if named else " ".join(text.split()[:4]).rstrip(".,;:!?")
+        kind = next(
+            (k for words in (name, text) for k, cue in _TYPE_CUES if cue.search(words)), "lore"
+        )
         name = name[:NAME_MAX] or "Untitled"
         same = next(
             (n for t, n in context.existing if n.casefold() == name.casefold() and t != kind), None
@@ -94,7 +98,14 @@ _TYPE_CUES = [
     ("npc", re.compile(r"\b(man|woman|person|merchant|guard|priest|child|named)\b", re.I)),
     ("item", re.compile(r"\b(sword|key|book|ring|lamp|item|blade|map|coin)\b", re.I)),
     ("event", re.compile(r"\b(storm|festival|attack|happened|will happen|tonight)\b", re.I)),
-    ("location", re.compile(r"\b(place|room|harbou?r|town|inn|street|hall|forest|called)\b", re.I)),
+    (
+        "location",
+        re.compile(
+            r"\b(place|room|harbou?r|town|inn|street|hall|forest|lighthouse|tower|village|"
+            r"island|castle|port|called)\b",
+            re.I,
+        ),
+    ),
 ]
 _NAMED = re.compile(r"\b(?:called|named)\s+((?:[A-Z][\w'-]*)(?:\s+[A-Z][\w'-]*)*)")
 

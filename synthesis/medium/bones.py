@@ -9,6 +9,7 @@ of LMIX_MEDIUM_BONES_ATTEMPTS tries gathers, calls and stores while holding the 
 busy frame cannot starve a pass. Either way each outcome is computed from every earlier one.
 """
 
+import logging
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -29,6 +30,13 @@ from synthesis.frame_events import lock_frame, next_seq
 from ..enqueue import state_pass_enqueue
 from ..events import notify_outcome
 from ..guard import seat_secrets, secret_flags
+from ..guard_opinion import (
+    SecondOpinion,
+    opinion_context,
+    opinion_flags,
+    opinion_max_tokens,
+    opinion_messages,
+)
 from ..models import Frame, FrameMode, LeakGuard, Outcome, Pass, Seat
 from .context import (
     TEXT_MAX,
@@ -43,6 +51,7 @@ from .context import (
 from .prompts import bones_reply_tokens, compile_bones
 from .shaping import prompt_skills, skill_refs
 
+logger = logging.getLogger(__name__)
 Result = Literal["success", "partial", "failure", "interrupted"]
 FACTS_MAX = 12
 
@@ -322,8 +331,9 @@ def bones_step(
         if not ctx.to_resolve:
             return ctx, None
         bones = _call(ctx, lease=lease, model=model)
+        opinion = _second_opinion(ctx, bones, lease=lease, model=model)
         try:
-            return ctx, _store(ctx, bones, lease=lease)
+            return ctx, _store(ctx, bones, lease=lease, opinion=opinion)
         except _Stale:
             continue
     return _bones_locked(ctx.pass_, lease=lease, model=model)
@@ -345,7 +355,8 @@ def _bones_locked(
         except LLMError as error:
             failure = error
         else:
-            return ctx, _store(ctx, bones, lease=lease)
+            opinion = _second_opinion(ctx, bones, lease=lease, model=model)
+            return ctx, _store(ctx, bones, lease=lease, opinion=opinion)
     raise failure
 
 
@@ -437,21 +448,81 @@ def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
         record_tries(ctx.pass_, lease, "bones", tries)
 
 
-def _store(ctx: MediumContext, bones: Bones, *, lease: PassLease) -> Outcome:
+def _said(draft: Draft) -> list[str]:
+    """An outcome's texts everyone will read: what the secret guard looks at."""
+    return [
+        *(entry["action"] for entry in draft.actions_resolved),
+        *draft.world_facts,
+        *(entry["reason"] for entry in draft.interrupts),
+    ]
+
+
+def _word_flags(ctx: MediumContext, draft: Draft) -> list[dict[str, str]]:
+    return secret_flags(
+        said=_said(draft),
+        revealed=[action.text for action in ctx.to_resolve],
+        secrets=seat_secrets(ctx.seats),
+    )
+
+
+def _second_opinion(
+    ctx: MediumContext, bones: Bones, *, lease: PassLease, model: LLMModel
+) -> list[dict[str, str]]:
+    """The flags the second opinion adds (synthesis/guard_opinion.py), before the outcome
+    is stored, so a frame that holds holds on them too. Asked only when the frame wants it
+    and a secret is left unflagged; the call is the pass's (budget, diagnostics), its
+    messages and tries kept on the pass for the GM (step "guard"). Its failure falls back to
+    the word test: logged, kept in the pass's tries and the call's record, never blocking or
+    dropping the outcome."""
+    if not ctx.frame.second_opinion:
+        return []
+    draft = bones_apply(bones, ctx)
+    revealed = [action.text for action in ctx.to_resolve]
+    question = opinion_context(
+        said=_said(draft),
+        revealed=revealed,
+        secrets=seat_secrets(ctx.seats),
+        flags=_word_flags(ctx, draft),
+    )
+    if question is None:
+        return []
+    messages = opinion_messages(question)
+    record_messages(ctx.pass_, lease, "guard", messages)
+    tries: list[dict[str, Any]] = []
+    try:
+        answer = llm_structured(
+            model=model,
+            messages=messages,
+            schema=SecondOpinion,
+            purpose="synthesis.guard",
+            subject=f"pass:{ctx.pass_.pk}",
+            max_tokens=opinion_max_tokens(question),
+            tries=tries,
+            context=question,
+        )
+    except LLMError as error:
+        logger.warning(
+            "The guard's second opinion failed; the word test stands",
+            extra={"pass": str(ctx.pass_.pk), "error": str(error)[:300]},
+        )
+        return []
+    finally:
+        record_tries(ctx.pass_, lease, "guard", tries)
+    return opinion_flags(question, answer)
+
+
+def _store(
+    ctx: MediumContext, bones: Bones, *, lease: PassLease, opinion: Sequence[dict[str, str]] = ()
+) -> Outcome:
     with transaction.atomic():
         # Taking the outcome's seq locks the frame: outcomes are stored one at a time.
         seq = next_seq(ctx.frame.pk)
         _check_storable(ctx, lease)
         draft = bones_apply(bones, ctx)
-        flags = secret_flags(
-            said=[
-                *(entry["action"] for entry in draft.actions_resolved),
-                *draft.world_facts,
-                *(entry["reason"] for entry in draft.interrupts),
-            ],
-            revealed=[action.text for action in ctx.to_resolve],
-            secrets=seat_secrets(ctx.seats),
-        )
+        flags = _word_flags(ctx, draft)
+        # The second opinion only adds: a secret the words flagged keeps their flag.
+        flagged = {(f["kind"], f["owner"]) for f in flags}
+        flags += [f for f in opinion if (f["kind"], f["owner"]) not in flagged]
         outcome = Outcome.objects.create(
             frame=ctx.frame,
             seq=seq,

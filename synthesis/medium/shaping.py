@@ -8,21 +8,15 @@ comes after, chosen when a frame holds more than the prompt takes: the entries t
 names first, then those that matter at the pass's scale or a larger one, then the newest.
 """
 
-from typing import Any
-
 from django.db.models import Q
 
 from lmix.prepared import Param, Prepared
 
 from ..models import Content, Face, Seat, Skill, SkillScope
-from ..skills import winning_skills
+from ..skills.prompting import SKILLS_CHARS, chosen_skills, skill_lines, skill_refs
 from .components import Component, component_register, loaded
 from .context import MediumContext, flat
 
-SKILLS_CHARS = 6000  # the whole section; guard skills always fit first
-# The other step's rules: an outcome's are no narrative's, and a narrative's length no
-# outcome's.
-NOT_FOR = {"bones": {"word-budgets"}, "narrative": {"outcome-rules"}}
 CONTENT_READ = 40  # the newest entries a prompt chooses from
 CONTENT_SHOWN = 12
 CONTENT_LINE = 600
@@ -50,36 +44,10 @@ FRAME_CONTENT = Prepared(
 
 
 def prompt_skills(ctx: MediumContext, step: str) -> list[Skill]:
-    """The skills this step's prompt holds, in order, within SKILLS_CHARS: every guard
-    skill, then the others (most specific in each category) while they fit."""
+    """The skills this step's prompt holds (`chosen_skills` of what gather read)."""
     names = ("own_skills", "narrative_skills", "skills")
     rows = next((loaded(ctx, name) for name in names if name in ctx.loaded), [])
-    chosen = [s for s in winning_skills(rows) if s.category not in NOT_FOR[step]]
-    guards = [s for s in chosen if s.guard]
-    room = SKILLS_CHARS - sum(len(s.text) for s in guards)
-    kept = []
-    for skill in (s for s in chosen if not s.guard):
-        if len(skill.text) <= room:
-            kept.append(skill)
-            room -= len(skill.text)
-    return kept + guards
-
-
-def skill_refs(skills: list[Skill]) -> list[dict[str, Any]]:
-    """Which skill supplied which part of a directive, for the GM (a pass's `messages`)."""
-    return [
-        {"id": str(s.pk), "scope": s.scope, "category": s.category, "name": s.name} for s in skills
-    ]
-
-
-def skill_lines(skills: list[Skill]) -> list[str]:
-    """One item per skill: its name, then its text indented under it (a skill's own lines
-    never start a line of the prompt)."""
-    return [
-        f"- {flat(s.name, 200)}{' (always)' if s.guard else ''}:\n"
-        + "\n".join(f"  {line.strip()}" for line in s.text.splitlines() if line.strip())
-        for s in skills
-    ]
+    return chosen_skills(rows, step)
 
 
 def _content_line(entry: Content) -> str:
@@ -143,3 +111,6 @@ for _component in (
     ),
 ):
     component_register(_component)
+
+# SKILLS_CHARS and skill_refs are read from here too (bones, flesh, tests).
+__all__ = ["SKILLS_CHARS", "prompt_skills", "skill_refs", "world_entries"]

@@ -16,7 +16,7 @@ from lmix.answers import answer
 from lmix.errors import ApplicationError
 
 from ..answers import SkillBody, SkillList
-from ..frame_selectors import frame_access_or_404, is_uuid
+from ..frame_selectors import frame_gm_access_or_404, is_uuid
 from ..models import Face, Frame, Skill, SkillScope
 from ..serializers import SkillWriteSerializer
 from .services import skill_create, skill_delete, skill_update
@@ -25,10 +25,8 @@ NOT_FOUND = "No such skill."
 
 
 def _gm_frame(request: Request, frame_id: object) -> Frame:
-    access = frame_access_or_404(user=request.user, frame_id=frame_id)
-    if not access.is_gm:
-        raise ApplicationError("Only the frame's GM reads and writes its skills.", status_code=403)
-    return access.frame
+    message = "Only the frame's GM reads and writes its skills."
+    return frame_gm_access_or_404(user=request.user, frame_id=frame_id, message=message).frame
 
 
 def skill_body(skill: Skill) -> dict[str, Any]:

@@ -6,13 +6,11 @@
  * sideways scroll. With LMIX_SCREENSHOTS set, pictures of the drawer on both.
  */
 import assert from 'node:assert/strict'
-import path from 'node:path'
-import { createCast, openBrowser, shootingStep, startFrame, joinSeat, writeIntention, commit, narrativeDone, mark } from './frame_setup.mjs'
+import { createCast, openBrowser, shoot, shootingStep, startFrame, joinSeat, writeIntention, commit, narrativeDone, mark } from './frame_setup.mjs'
 import { e2e, eventually, expectHidden, expectText, expectVisible, signUp, useLmix } from './harness.mjs'
 
 const lmix = useLmix()
 
-const shoot = (page, name) => (process.env.LMIX_SCREENSHOTS ? page.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, name) }) : null)
 
 e2e(lmix, 'diagnostics: the GM reads every model call of the frame, and goes from a call to its pass', async ({ page: gm, suite, step: harnessStep }) => {
   const cast = [{ name: 'Alice Thompson' }, { name: 'Bob Marsh' }]

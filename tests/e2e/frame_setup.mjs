@@ -211,3 +211,15 @@ export async function expectSteady(read, forMs, what) {
   )
   return first
 }
+
+// --- pictures ------------------------------------------------------------------------------------
+
+/**
+ * With LMIX_SCREENSHOTS set to a folder, a picture of the page as `name` (`<what>-desktop.png`,
+ * `<what>-phone.png`), once its animations have finished (a resized page slides its menu away).
+ */
+export async function shoot(page, name) {
+  if (!process.env.LMIX_SCREENSHOTS) return
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), null, { timeout: TIMEOUT })
+  await page.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, name) })
+}

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { api, e2e, eventually, expectHidden, expectText, expectVisible, signUp, unique, useLmix } from './harness.mjs'
-import { commit, narrativeDone, outcomeWith, recordSocket, writeIntention } from './frame_setup.mjs'
+import { commit, shoot, narrativeDone, outcomeWith, recordSocket, writeIntention } from './frame_setup.mjs'
 
 const MARKER = `HELD-${unique('x').slice(2)}`
 const SECRET = 'Bob Marsh sells the harbour maps to smugglers.'
@@ -83,6 +83,15 @@ e2e(lmix, 'hold: the GM reviews an outcome that repeats a secret before any play
       const held = gm.getByTestId('feed-outcome').filter({ hasText: MARKER })
       await expectVisible(held.getByTestId('outcome-held-badge'))
       await expectText(held.getByTestId('outcome-flags'), /internal truth of Bob Marsh/)
+      // With LMIX_SCREENSHOTS set, the review on a desktop and a 390 px phone.
+      await held.scrollIntoViewIfNeeded()
+      await shoot(gm, 'hold-review-desktop.png')
+      const desktop = gm.viewportSize()
+      await gm.setViewportSize({ width: 390, height: 844 })
+      await held.scrollIntoViewIfNeeded()
+      await shoot(gm, 'hold-review-phone.png')
+      await shoot(bob, 'hold-player-desktop.png')
+      await gm.setViewportSize(desktop)
       await held.getByTestId('outcome-release').click()
       await expectHidden(held.getByTestId('outcome-held-badge'))
     })

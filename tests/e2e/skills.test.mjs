@@ -31,6 +31,7 @@ e2e(lmix, 'skills: replace a default, keep the guard rules, go back to the defau
     await page.reload()
     await expectText(row(page, 'orientation'), 'Let every bold plan half succeed.')
     await expectText(row(page, 'orientation'), 'Replaces the default')
+    if (process.env.LMIX_SCREENSHOTS) await page.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, 'skills-desktop.png') })
     const mine = await api(page, 'GET', '/api/skills?face=player')
     assert.ok(mine.some((s) => s.scope === 'user' && s.category === 'orientation'))
   })

@@ -49,10 +49,17 @@ def failures(frame) -> list[str]:
 
 
 def settled(frame) -> bool:
-    """Every intention of the frame consumed by a narrative, and no pass still to run."""
+    """Every intention of the frame consumed by a narrative, and no pass still to run. A
+    real model may guess a secret: the guard then holds its outcome and the passes built on
+    it (status "held") until the GM acts, so the GM here releases each held outcome through
+    the API and the round goes on."""
     assert not failures(frame), failures(frame)
+    gm = logged_in_client(frame.owner)
+    for outcome in Outcome.objects.filter(frame=frame, held=True):
+        released = gm.post(f"/api/outcomes/{outcome.pk}/release")
+        assert released.status_code in (200, 409), released.content  # 409: released already
     waiting = Liquid.objects.filter(frame=frame).exclude(status__in=["consumed", "withdrawn"])
-    busy = Pass.objects.filter(frame=frame, status__in=["pending", "running"]).exists()
+    busy = Pass.objects.filter(frame=frame, status__in=["pending", "running", "held"]).exists()
     return not busy and not waiting.exists()
 
 

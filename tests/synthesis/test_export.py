@@ -75,7 +75,7 @@ class Story:
                 {"seat": str(self.alice.pk), "action": "lights a lamp", "result": "success"}
             ],
             world_facts=[fact],
-            flags=[{"kind": "secret", "detail": "GUARD-FLAG-MARKER"}],
+            flags=[{"kind": "internal_truth", "owner": "Bob", "excerpt": "GUARD-FLAG-MARKER"}],
         )
         Outcome.objects.filter(pk=outcome.pk).update(created_at=at)
         return outcome
@@ -153,7 +153,7 @@ def test_the_gms_export_holds_every_seats_story_in_order(story):
         "Alice waits.",
     ]
     assert {x["content"] for x in body["intentions"]} == {ALICE_INTENT, BOB_INTENT}
-    assert body["outcomes"][0]["flags"][0]["detail"] == "GUARD-FLAG-MARKER"
+    assert body["outcomes"][0]["flags"][0]["excerpt"] == "GUARD-FLAG-MARKER"
     # Still no persona's or group's internal truth: an export is the scene, not the cast's secrets.
     assert present(SECRETS, json.dumps(body)) == []
 

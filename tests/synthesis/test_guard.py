@@ -15,7 +15,12 @@ def flags(said: str, revealed: str = "", secrets=(TRUTH, NAME)) -> list[dict]:
 def test_a_repeated_run_of_a_secrets_words_is_flagged_with_whose_it_is():
     found = flags("Everyone hears that Johnson SKIMMED the evidence locker, it seems.")
     assert found == [
-        {"kind": "internal_truth", "owner": "Bob Wilson", "excerpt": "skimmed the evidence locker"}
+        {
+            "kind": "internal_truth",
+            "owner": "Bob Wilson",
+            "excerpt": "skimmed the evidence locker",
+            "source": "words",
+        }
     ]
 
 

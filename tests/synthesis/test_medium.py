@@ -386,6 +386,7 @@ def test_an_outcome_repeating_a_secret_is_flagged_to_the_gm_alone(user, server, 
             "kind": "internal_truth",
             "owner": scene.bob.persona.name,
             "excerpt": "bob wilson-secret-marker",
+            "source": "words",
         }
     ]
     flagged = [(g, e) for g, e in events if e["type"] == "outcome.flagged"]

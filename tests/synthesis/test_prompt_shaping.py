@@ -1,6 +1,7 @@
 """What shapes a medium pass besides its scene: skills (the platform's guards always, the
-frame's for every pass, a player's own for their own character's narrative only) and the
-frame's world content, chosen by what the scene names when there is more than fits; the
+frame's for every pass, a player's own for their own character's narrative and epilogue
+only: never an AI seat's act, another's epilogue or a shared frame's) and the frame's
+world content, chosen by what the scene names when there is more than fits; the
 pass records which skills shaped each step."""
 
 import pytest
@@ -95,3 +96,58 @@ def test_world_content_reaches_later_passes_and_what_the_scene_names_comes_first
         assert f"WAREHOUSE-{CONTENT_SHOWN + 4}-MARK" in prompt  # the newest of its scale
         assert "WAREHOUSE-0-MARK" not in prompt  # more than fits: the oldest stays out
     assert "CHAPEL-MARK" not in bones  # newest, but matters below this pass's scale
+
+
+# Skills beyond the medium pass: an AI seat's act and the epilogues (skills/prompting.py).
+
+
+def test_an_ai_seats_act_takes_the_platforms_and_frames_skills_and_no_players(user):
+    from synthesis.ai_seats import ai_messages
+    from synthesis.frame_selectors import seats_load
+
+    scene = Scene(user)
+    skill("frame", "tone", "FRAME-TONE-MARK: write like noir.", frame=scene.frame)
+    skill("user", "tone", "ALICE-TONE-MARK: whisper.", owner=scene.alice_player)
+    skill("user", "pacing", "GM-PACING-MARK: hurry.", owner=user)  # the GM plays no seat
+    seats = seats_load(frame=scene.frame)
+    asked = "\n".join(m.content for m in ai_messages(seat=scene.tony, seats=seats, outcome=None))
+    assert "FRAME-TONE-MARK" in asked
+    assert Skill.objects.get(key="player-agency").text in asked  # the guards always
+    assert "ALICE-TONE-MARK" not in asked and "GM-PACING-MARK" not in asked
+    assert Skill.objects.get(key="player-outcome-rules").text not in asked  # no outcome's rule
+
+
+def test_an_epilogue_takes_its_own_players_skills_and_no_one_elses(user):
+    from synthesis.epilogue import epilogue_run, frame_close
+    from synthesis.models import Pass
+
+    scene = Scene(user)
+    skill("frame", "tone", "FRAME-TONE-MARK: write like noir.", frame=scene.frame)
+    skill("user", "tone", "ALICE-TONE-MARK: whisper.", owner=scene.alice_player)
+    skill("user", "tone", "BOB-TONE-MARK: shout.", owner=scene.bob_player)
+    frame_close(frame=scene.frame, epilogue=True)
+    for pending in Pass.objects.filter(frame=scene.frame, kind="epilogue"):
+        epilogue_run(pass_id=pending.pk)
+    alice, bob = Pass.objects.filter(frame=scene.frame, kind="epilogue").order_by("seat__position")
+    alice_prompt, bob_prompt = sent(alice, "epilogue"), sent(bob, "epilogue")
+    assert "FRAME-TONE-MARK" not in alice_prompt  # her own tone wins its category
+    assert "ALICE-TONE-MARK" in alice_prompt and "BOB-TONE-MARK" not in alice_prompt
+    assert "BOB-TONE-MARK" in bob_prompt and "ALICE-TONE-MARK" not in bob_prompt
+    guard = Skill.objects.get(key="player-secrets").text
+    assert guard in alice_prompt and guard in bob_prompt
+    refs = {(s["scope"], s["category"]) for s in alice.messages[-1]["skills"]}
+    assert ("user", "tone") in refs and ("platform", "secrets") in refs
+
+
+def test_a_shared_frames_epilogue_takes_no_players_skills(user):
+    from synthesis.epilogue import epilogue_run, frame_close
+    from synthesis.models import Pass
+
+    scene = Scene(user, mode="shared")
+    skill("frame", "pacing", "FRAME-PACING-MARK: brisk.", frame=scene.frame)
+    skill("user", "tone", "ALICE-TONE-MARK: whisper.", owner=scene.alice_player)
+    frame_close(frame=scene.frame, epilogue=True)
+    (only,) = Pass.objects.filter(frame=scene.frame, kind="epilogue")
+    epilogue_run(pass_id=only.pk)
+    prompt = sent(Pass.objects.get(pk=only.pk), "epilogue")
+    assert "FRAME-PACING-MARK" in prompt and "ALICE-TONE-MARK" not in prompt

@@ -170,7 +170,9 @@ export interface OutcomeBody {
   created_at: string
   flags?: {
     kind: string
-    detail: string
+    owner: string
+    excerpt: string
+    source?: 'words' | 'second_opinion'
   }[]
 }
 /**
@@ -470,7 +472,9 @@ export interface OutcomeFlagged {
   outcome: string
   flags: {
     kind: string
-    detail: string
+    owner: string
+    excerpt: string
+    source?: 'words' | 'second_opinion'
   }[]
 }
 /**
@@ -481,7 +485,9 @@ export interface LiquidFlagged {
   liquid: string
   flags: {
     kind: string
-    detail: string
+    owner: string
+    excerpt: string
+    source?: 'words' | 'second_opinion'
   }[]
 }
 /**

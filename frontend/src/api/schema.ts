@@ -1816,7 +1816,10 @@ export type components = {
             /** @default null */
             flags?: {
                 kind: string;
-                detail: string;
+                owner: string;
+                excerpt: string;
+                /** @enum {string} */
+                source?: "words" | "second_opinion";
             }[];
             number: number;
         };
@@ -1959,6 +1962,11 @@ export type components = {
             liquid_visibility?: components["schemas"]["LiquidVisibility"];
             /** @default hold */
             leak_guard?: components["schemas"]["LeakGuard"];
+            /**
+             * @description A structured call on the frame's model backs the secret guard's word test (one more call for an outcome while characters' secrets are left unflagged).
+             * @default false
+             */
+            second_opinion?: boolean;
             open_seats?: string[];
             /** Format: uuid */
             soft_model?: string | null;
@@ -2057,6 +2065,8 @@ export type components = {
             player_faces: components["schemas"]["PlayerFacesEnum"][];
             /** @description hold: an outcome the secret guard flags waits for the GM's review; flag: everyone reads it and the GM is warned. */
             leak_guard: components["schemas"]["LeakGuard"];
+            /** @description A structured call backs the secret guard's word test (the GM's setting). */
+            second_opinion: boolean;
             seq: number;
             is_gm: boolean;
             my_seats: string[];
@@ -2068,7 +2078,10 @@ export type components = {
             liquid_flags: {
                 [key: string]: {
                     kind: string;
-                    detail: string;
+                    owner: string;
+                    excerpt: string;
+                    /** @enum {string} */
+                    source?: "words" | "second_opinion";
                 }[];
             } | null;
             seats: components["schemas"]["SeatBody"][];
@@ -2393,7 +2406,10 @@ export type components = {
             /** @default null */
             flags?: {
                 kind: string;
-                detail: string;
+                owner: string;
+                excerpt: string;
+                /** @enum {string} */
+                source?: "words" | "second_opinion";
             }[];
         };
         /**
@@ -2505,6 +2521,8 @@ export type components = {
             /** @description The faces besides player that players may write in (the GM: every one). */
             player_faces?: components["schemas"]["PlayerFacesEnum"][];
             leak_guard?: components["schemas"]["LeakGuard"];
+            /** @description A structured call on the frame's model backs the secret guard's word test (one more call for an outcome while characters' secrets are left unflagged). */
+            second_opinion?: boolean;
             /** Format: uuid */
             soft_model?: string | null;
             /** Format: uuid */

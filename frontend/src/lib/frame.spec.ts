@@ -6,6 +6,7 @@ import {
   aiSeatIds,
   applyEvent,
   facesFor,
+  flagLine,
   feedEntries,
   formatCountdown,
   frameEnd,
@@ -191,7 +192,7 @@ describe('applying events', () => {
   })
 
   it('takes the GM’s edits: unnumbered while held (with the flags), numbered once released (flags kept)', () => {
-    const flag = { kind: 'internal_truth', detail: 'x' }
+    const flag = { kind: 'internal_truth', owner: 'Bob', excerpt: 'x' }
     const held = makeOutcome({ id: 'h', seq: 2, held: true, flags: [flag] })
     const start = fromSnapshot(makeFrameView({ seq: 2, is_gm: true, outcomes: [held] }))
     const edited = { ...held, world_facts: ['Calm.'], flags: [], edited_at: '2025-01-01T00:02:00Z' }
@@ -204,7 +205,7 @@ describe('applying events', () => {
   })
 
   it('keeps the guard’s flags on an AI seat’s intention beside those the snapshot brought', () => {
-    const flag = { kind: 'secret', detail: 'repeats Tony’s internal truth' }
+    const flag = { kind: 'secret', owner: 'Bob', excerpt: 'repeats Tony’s internal truth' }
     const s = play(fromSnapshot(makeFrameView({ seq: 1, liquid_flags: { l1: [flag] } })), [
       { type: 'liquid.flagged', liquid: 'l2', flags: [flag, flag] },
     ])
@@ -530,5 +531,13 @@ describe('faces', () => {
       { type: 'frame.updated', frame: { name: 'x', tempo: 1, liquid_visibility: 'all', player_faces: ['designer'] }, seq: 2 },
     ])
     expect(state.info.player_faces).toEqual(['designer'])
+  })
+})
+
+describe('flagLine', () => {
+  it('says the kind, whose, the words, and when the second opinion found it', () => {
+    const words = { kind: 'internal_truth', owner: 'Bob', excerpt: 'the ledger', source: 'words' }
+    expect(flagLine(words)).toBe('internal truth of Bob “the ledger”')
+    expect(flagLine({ ...words, source: 'second_opinion' })).toBe('internal truth of Bob “the ledger” (second opinion)')
   })
 })

@@ -85,6 +85,7 @@ export function fromSpectatorView(view: SpectatorView): FrameState {
     liquid_visibility: 'gm',
     player_faces: [],
     leak_guard: 'hold',
+    second_opinion: false,
     is_gm: false,
     my_seats: [],
     invite_code: null,
@@ -349,10 +350,11 @@ export function seatFailure(state: FrameState, seat: string): { error: string } 
 /** An outcome held for the GM's review (the secret guard flagged it): players hold an empty placeholder until the GM releases it. */
 export const outcomeHeld = (o: Outcome): boolean => o.held
 
-/** A guard's flag as one line: what kind of secret, whose, and the words it repeats (older flags say `detail`). */
-export function flagLine(f: { kind: string; detail?: string; owner?: string; excerpt?: string }): string {
-  const what = f.excerpt ? `“${f.excerpt}”` : (f.detail ?? '')
-  return [f.kind.replaceAll('_', ' '), f.owner ? `of ${f.owner}` : '', what].filter(Boolean).join(' ')
+/** A guard's flag as one line: what kind of secret, whose, the words it repeats, and "(second opinion)" when the model's check found it rather than the word test. */
+export function flagLine(f: { kind: string; owner: string; excerpt: string; source?: string }): string {
+  const what = f.excerpt ? `“${f.excerpt}”` : ''
+  const by = f.source === 'second_opinion' ? '(second opinion)' : ''
+  return [f.kind.replaceAll('_', ' '), f.owner ? `of ${f.owner}` : '', what, by].filter(Boolean).join(' ')
 }
 
 /** Whether this reader may read the liquid's text (it arrives without it otherwise). */

@@ -209,6 +209,7 @@ export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
     liquid_visibility: 'all',
     player_faces: [],
     leak_guard: 'hold',
+    second_opinion: false,
     seq: 0,
     is_gm: false,
     my_seats: [SEATS.alice],

@@ -62,7 +62,7 @@ function gmView(over: Partial<FrameView> = {}): FrameView {
     is_gm: true,
     my_seats: [],
     invite_code: 'code123',
-    outcomes: [makeOutcome({ id: 'o1', seq: 3, flags: [{ kind: 'secret', detail: 'Names the smuggler.' }] })],
+    outcomes: [makeOutcome({ id: 'o1', seq: 3, flags: [{ kind: 'secret', owner: 'Bob', excerpt: 'Names the smuggler.' }] })],
     narratives: [makeNarrative({ id: 'n1', seat: SEATS.alice, text: 'ALICE-ONLY prose.', status: 'done' })],
     windows: [makeWindow({ id: 'w1', seat: SEATS.bob, status: 'failed' })],
     ...over,
@@ -344,13 +344,13 @@ describe('FrameGmView', () => {
   it('applies the guard’s late flags to an outcome', async () => {
     const w = await mountView(gmView({ outcomes: [makeOutcome({ id: 'o1', seq: 3 })] }), [])
     expect(w.find(q('outcome-flag')).exists()).toBe(false)
-    FakeSocket.last!.push({ type: 'outcome.flagged', outcome: 'o1', flags: [{ kind: 'secret', detail: 'Names the smuggler.' }] })
+    FakeSocket.last!.push({ type: 'outcome.flagged', outcome: 'o1', flags: [{ kind: 'secret', owner: 'Bob', excerpt: 'Names the smuggler.' }] })
     await flushPromises()
     expect(w.find(q('outcome-flag')).exists()).toBe(true)
   })
 
   it('says how many moments wait for the GM’s review, and none once released', async () => {
-    const w = await mountView(gmView({ outcomes: [makeOutcome({ id: 'o1', seq: 3, held: true, flags: [{ kind: 'secret', detail: 'Names the smuggler.' }] })] }), [])
+    const w = await mountView(gmView({ outcomes: [makeOutcome({ id: 'o1', seq: 3, held: true, flags: [{ kind: 'secret', owner: 'Bob', excerpt: 'Names the smuggler.' }] })] }), [])
     expect(w.find(q('held-count')).text()).toContain('One moment waits for your review')
     expect(w.find(q('outcome-release')).exists()).toBe(true)
     FakeSocket.last!.push({ type: 'outcome.released', seq: 5, outcome: makeOutcome({ id: 'o1', seq: 3, released_at: '2025-01-01T00:01:00Z' }) })
@@ -384,6 +384,7 @@ describe('FrameGmView', () => {
     await w.find(q('settings-medium_model')).setValue('m-big')
     await w.find(q('settings-face-author')).setValue(true)
     await w.find(q('settings-leak_guard')).setValue('flag')
+    await w.find(q('settings-second_opinion')).setValue(true)
     await w.find(q('settings-form')).trigger('submit')
     await flushPromises()
     expect(api.updateFrame).toHaveBeenCalledWith('frame1', {
@@ -392,6 +393,7 @@ describe('FrameGmView', () => {
       liquid_visibility: 'all',
       player_faces: ['author'],
       leak_guard: 'flag',
+      second_opinion: true,
       soft_model: null,
       medium_model: 'm-big',
     })

@@ -25,7 +25,7 @@ describe('FeedItem', () => {
     ],
     world_facts: ['The rail is broken.'],
     interrupts: [{ seat: SEATS.alice, reason: 'You are falling.' }],
-    flags: [{ kind: 'secret', detail: 'Repeats Bob’s internal truth.' }],
+    flags: [{ kind: 'secret', owner: 'Bob', excerpt: 'Repeats Bob’s internal truth.' }],
   })
 
   it('sets the GM’s narration and notes apart from what characters did and wrote', () => {
@@ -54,7 +54,7 @@ describe('FeedItem', () => {
       actions_resolved: [{ seat: SEATS.bob, action: RTL, result: 'success' }],
       world_facts: [RTL],
       interrupts: [{ seat: SEATS.bob, reason: RTL }],
-      flags: [{ kind: 'secret', detail: RTL }],
+      flags: [{ kind: 'secret', owner: 'Bob', excerpt: RTL }],
     })
     const bones = mount(FeedItem, { props: { entry: outcomeEntry(o), nameOf: rtlNames, mySeats: [], gm: true } })
     const outcomeIsolation = isolation(bones.element)

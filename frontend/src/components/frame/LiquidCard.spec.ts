@@ -27,10 +27,10 @@ describe('LiquidCard', () => {
   })
 
   it('shows the GM the guard’s flags on it, and nothing when there are none', () => {
-    const flags = [{ kind: 'secret', detail: 'names the real name' }]
+    const flags = [{ kind: 'secret', owner: 'Bob', excerpt: 'names the real name' }]
     const flagged = mount(LiquidCard, { props: { liquid: makeLiquid({ id: 'l3' }), frame, nameOf: () => 'Tony', now: 0, flags } })
     expect(flagged.find('[data-testid="liquid-flag"]').text()).toContain('secret')
-    expect(flagged.find('[data-testid="liquid-flag"]').attributes('title')).toBe('secret: names the real name')
+    expect(flagged.find('[data-testid="liquid-flag"]').attributes('title')).toBe('secret of Bob “names the real name”')
     const plain = mount(LiquidCard, { props: { liquid: makeLiquid({ id: 'l4' }), frame, nameOf: () => 'Tony', now: 0 } })
     expect(plain.find('[data-testid="liquid-flag"]').exists()).toBe(false)
   })
