@@ -57,10 +57,9 @@ def regenerate_inputs(request: Request) -> list[dict] | None:
 
 
 def regenerated(result: dict) -> Response:
-    body = {
-        "passes": [{"id": str(p.pk), "status": p.status} for p in result["passes"]],
-        "rewind": result["rewind"],
-    }
+    body: dict = {"passes": [{"id": str(p.pk), "status": p.status} for p in result["passes"]]}
+    if result["rewind"] is not None:  # a held outcome thrown away rewound nothing
+        body["rewind"] = result["rewind"]
     return answer(OutcomeRegenerated, body, status.HTTP_202_ACCEPTED)
 
 

@@ -314,7 +314,7 @@ def test_regenerating_a_pass_retries_a_failed_one_and_regenerates_a_done_ones_ou
         frame=scene.frame, seat=scene.alice, kind="medium", trigger="expiry", status="failed"
     )
     response = gm.post(f"/api/passes/{failed.pk}/regenerate", format="json")
-    assert response.status_code == 202 and response.json()["rewind"] is None
+    assert response.status_code == 202 and "rewind" not in response.json()
     assert retried == [failed]
 
 
