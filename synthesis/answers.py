@@ -556,6 +556,21 @@ class RewindPreview(Body):
     state_deltas: list[RewindRow]
 
 
+class RegenerateInput(Body):
+    """An intention the outcome resolved, as its player wrote it."""
+
+    liquid: Uuid
+    seat: Uuid
+    content: str
+
+
+class RegeneratePreview(RewindPreview):
+    """The dry run of a regenerate: what goes (the outcome and everything after it) and
+    the intentions the GM may rewrite first."""
+
+    inputs: list[RegenerateInput]
+
+
 class RewindEdit(Body):
     """An intention the GM rewrote before regenerating: who is `by`, when `created_at`."""
 

@@ -10,12 +10,12 @@ from rest_framework.views import APIView
 from lmix.answers import answer
 from lmix.errors import ApplicationError
 
-from .answers import OutcomeRegenerated
+from .answers import OutcomeRegenerated, RegeneratePreview
 from .event_types import OutcomeBody
 from .frame_selectors import frame_access_or_404
 from .models import Outcome
 from .outcomes import outcome_edit, outcome_release
-from .regenerate import outcome_regenerate_any
+from .regenerate import outcome_regenerate_any, regenerate_preview
 from .rewind_api import RegenerateSerializer, regenerate_inputs, regenerated
 from .selectors import outcome_body
 from .serializers import OutcomeEditSerializer
@@ -61,13 +61,19 @@ class OutcomeReleaseApi(APIView):
 
 
 class OutcomeRegenerateApi(APIView):
-    @extend_schema(request=RegenerateSerializer, responses={202: OutcomeRegenerated})
+    @extend_schema(
+        request=RegenerateSerializer,
+        responses={200: RegeneratePreview, 202: OutcomeRegenerated},
+    )
     def post(self, request: Request, outcome_id: str) -> Response:
         """GM: run an outcome's pass again (the model is asked anew). A held one is thrown
         away (the players' placeholder goes); any other is rewound first, it and what
-        followed (synthesis/regenerate.py), its intentions optionally rewritten (`inputs`)."""
+        followed (synthesis/regenerate.py), its intentions optionally rewritten (`inputs`).
+        With `dry_run`: what would go, and the intentions to rewrite (200)."""
         outcome = _outcome_for_gm(request, outcome_id)
-        inputs = regenerate_inputs(request)
+        dry_run, inputs = regenerate_inputs(request)
+        if dry_run:
+            return answer(RegeneratePreview, regenerate_preview(outcome=outcome))
         return regenerated(
             outcome_regenerate_any(outcome=outcome, user=request.user, inputs=inputs)
         )

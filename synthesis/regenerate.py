@@ -33,7 +33,7 @@ from .models import (
     WindowStatus,
 )
 from .outcomes import outcome_regenerate
-from .rewind import _locked_frame, rewind_record
+from .rewind import _locked_frame, preview_body, rewind_plan, rewind_record
 from .rewind_models import RewindKind
 from .windows import window_fire, window_for_commit
 
@@ -73,6 +73,20 @@ def _edits(outcome: Outcome, inputs: list[dict[str, Any]]) -> dict[str, str]:
     if problems:
         raise ApplicationError("Check the edited intentions.", details={"inputs": problems})
     return edits
+
+
+def regenerate_preview(*, outcome: Outcome) -> dict[str, Any]:
+    """The dry run of regenerating `outcome`: what goes with it (a `RewindPreview`) and
+    the intentions it resolved, for the GM to rewrite (`inputs`)."""
+    plan = rewind_plan(frame=outcome.frame, to_seq=outcome.seq - 1)
+    body = preview_body(plan, to_seq=outcome.seq - 1)
+    originals = Liquid.objects.filter(pk__in=outcome.liquid_ids, face=Face.PLAYER).order_by(
+        "committed_at", "seat_id"
+    )
+    body["inputs"] = [
+        {"liquid": str(x.pk), "seat": str(x.seat_id), "content": x.content} for x in originals
+    ]
+    return body
 
 
 @transaction.atomic

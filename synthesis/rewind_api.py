@@ -44,16 +44,21 @@ class InputSerializer(serializers.Serializer):
 
 
 class RegenerateSerializer(serializers.Serializer):
+    dry_run = serializers.BooleanField(
+        default=False, help_text="Only say what would go, and the intentions to rewrite."
+    )
     inputs = InputSerializer(
         many=True, required=False, help_text="Intentions to rewrite before it runs again."
     )
 
 
-def regenerate_inputs(request: Request) -> list[dict] | None:
+def regenerate_inputs(request: Request) -> tuple[bool, list[dict] | None]:
+    """The body's `dry_run`, and its rewritten intentions (None: none)."""
     data = RegenerateSerializer(data=request.data or {})
     data.is_valid(raise_exception=True)
     inputs = data.validated_data.get("inputs")
-    return [{"liquid": str(i["liquid"]), "content": i["content"]} for i in inputs or []] or None
+    edits = [{"liquid": str(i["liquid"]), "content": i["content"]} for i in inputs or []]
+    return data.validated_data["dry_run"], edits or None
 
 
 def regenerated(result: dict) -> Response:

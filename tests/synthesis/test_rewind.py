@@ -256,6 +256,12 @@ def test_the_gm_regenerates_an_earlier_outcome_with_an_edited_intention(
     first, second, third = three(scene, server)
     original = Liquid.objects.get(pk=second.liquid_ids[0])
     gm = logged_in_client(user)
+    dry = gm.post(f"/api/outcomes/{second.pk}/regenerate", {"dry_run": True}, format="json")
+    assert dry.status_code == 200 and dry.json()["counts"]["outcomes"] == 2
+    assert dry.json()["inputs"] == [
+        {"liquid": str(original.pk), "seat": str(scene.bob.pk), "content": original.content}
+    ]
+    assert Outcome.objects.filter(frame=scene.frame).count() == 3  # a dry run changes nothing
 
     response = gm.post(
         f"/api/outcomes/{second.pk}/regenerate",
