@@ -18,7 +18,17 @@ from lmix.realtime.publish import group_send_on_commit
 
 from .event_types import FrameRewound
 from .frame_events import frame_group, lock_frame, next_seq, spectator_group
-from .models import Frame, FrameStatus, Liquid, Narrative, Outcome, Pass, Seat
+from .models import (
+    Frame,
+    FrameStatus,
+    Liquid,
+    Narrative,
+    Outcome,
+    Pass,
+    Seat,
+    Window,
+    WindowStatus,
+)
 from .rewind_models import Rewind, RewindKind
 from .state.fold import fold
 from .state_models import DeltaKind, Edge, Memory, SeatState, StateDelta, StatePass
@@ -270,6 +280,10 @@ def _hide(*, frame: Frame, to_seq: int, rewind: Rewind) -> dict[str, int]:
     read again, so a narrative or a memory such a worker stored meanwhile goes too."""
     first = rewind_plan(frame=frame, to_seq=to_seq)
     Pass.objects.filter(pk__in=first.passes).update(rewound=rewind)
+    # A window whose pass was still running is over: it must not show firing for ever.
+    Window.objects.filter(
+        status=WindowStatus.FIRING, passes__in=Pass.all_objects.filter(rewound=rewind)
+    ).update(status=WindowStatus.FIRED, updated_at=timezone.now())
     StatePass.objects.filter(pk__in=first.state_passes).update(rewound=rewind)
     plan = rewind_plan(frame=frame, to_seq=to_seq)
     for key, model in HIDDEN.items():

@@ -115,6 +115,5 @@ class PassRegenerateApi(APIView):
         if pass_ is None:
             raise ApplicationError("No such pass.", status_code=404)
         gm_access(request, pass_.frame_id, "No such pass.")
-        return regenerated(
-            pass_regenerate(pass_=pass_, user=request.user, inputs=regenerate_inputs(request))
-        )
+        _, inputs = regenerate_inputs(request)
+        return regenerated(pass_regenerate(pass_=pass_, user=request.user, inputs=inputs))

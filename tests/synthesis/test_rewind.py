@@ -195,9 +195,7 @@ def test_a_rewind_hides_every_later_row_from_every_reader_and_restore_gives_it_b
     assert caches(scene.frame) == cached
 
 
-def test_a_pass_still_narrating_a_rewound_outcome_writes_nothing_anyone_reads(
-    user, scene, server
-):
+def test_a_pass_still_narrating_a_rewound_outcome_writes_nothing_anyone_reads(user, scene, server):
     first = play(scene, server, scene.alice, ALICE, KEPT)
     server.queue(data=bones(BOB, LATER[0]))
     server.queue(text=f"{LATER_PROSE} at last.")
@@ -211,6 +209,14 @@ def test_a_pass_still_narrating_a_rewound_outcome_writes_nothing_anyone_reads(
     assert not Narrative.objects.filter(seat=scene.bob).exists()
     assert LATER_PROSE not in str(views(scene))
     assert not Pass.objects.filter(pk=pass_.pk).exists()  # hidden with its outcome
+    assert Pass.all_objects.get(pk=pass_.pk).window.status == "fired"  # not firing for ever
+
+
+def test_a_frame_with_rewinds_is_deleted_whole(user, scene, server):
+    first, *_ = three(scene, server)
+    frame_rewind(frame=scene.frame, to=first.pk, user=user)
+    scene.frame.delete()
+    assert not Outcome.all_objects.exists() and not Rewind.objects.exists()
 
 
 def test_a_pass_gathered_before_a_rewind_gathers_again(user, scene, server, monkeypatch):
@@ -427,7 +433,9 @@ def test_rewind_then_restore_gives_back_exactly_the_prior_state(user, steps, dat
             trust=trust,
             text=f"fact {outcome.seq}",
         )
-        delta_record(seat=seat, kind=DeltaKind.MOOD, outcome=outcome, mood=mood, intensity=intensity)
+        delta_record(
+            seat=seat, kind=DeltaKind.MOOD, outcome=outcome, mood=mood, intensity=intensity
+        )
         memory_record(seat=seat, outcome=outcome, text=f"memory {outcome.seq}")
         if gm_edit:
             delta_record(seat=other, kind=DeltaKind.FACT, by=user, text=f"gm {outcome.seq}")
