@@ -22,6 +22,7 @@ from .models import (
     Frame,
     FrameStatus,
     Liquid,
+    LiquidStatus,
     Narrative,
     Outcome,
     Pass,
@@ -77,8 +78,9 @@ def rewind_plan(*, frame: Frame, to_seq: int) -> Plan:
     narratives that tell any of them (one that also tells an earlier outcome goes too: its
     text holds the later one); the liquid they resolved (hidden with them: its player
     writes anew, or the GM regenerates); the memories and state deltas they caused, and
-    the GM's state edits made since the first of them; the passes that made them, the
-    soft passes of that liquid and the state passes of those outcomes."""
+    the GM's state edits made since the first of them; what AI seats wrote since, not yet
+    narrated; the passes that made them, the soft passes of that liquid and the state
+    passes of those outcomes."""
     outcomes = list(Outcome.objects.filter(frame=frame, seq__gt=to_seq).order_by("seq"))
     if not outcomes:
         return Plan()
@@ -91,7 +93,19 @@ def rewind_plan(*, frame: Frame, to_seq: int) -> Plan:
         or (not n.outcome_ids and n.created_at >= first.created_at)
     ]
     liquid_ids = {x for o in outcomes for x in o.liquid_ids}
-    liquid = list(Liquid.objects.filter(frame=frame, pk__in=liquid_ids))
+    # And what assistants wrote since for their AI seats, not narrated yet: reactions to
+    # what goes (a person's own intentions stay theirs, to keep or withdraw).
+    liquid = list(
+        Liquid.objects.filter(frame=frame).filter(
+            Q(pk__in=liquid_ids)
+            | Q(
+                author__isnull=True,
+                seat__isnull=False,
+                submitted_at__gte=first.created_at,
+                status__in=[LiquidStatus.SUBMITTED, LiquidStatus.COMMITTED],
+            )
+        )
+    )
     memories = list(Memory.objects.filter(frame_id=frame.pk, outcome__in=outcomes))
     deltas = list(
         StateDelta.objects.filter(frame_id=frame.pk).filter(

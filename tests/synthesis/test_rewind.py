@@ -212,6 +212,19 @@ def test_a_pass_still_narrating_a_rewound_outcome_writes_nothing_anyone_reads(us
     assert Pass.all_objects.get(pk=pass_.pk).window.status == "fired"  # not firing for ever
 
 
+def test_what_an_ai_seat_wrote_since_goes_and_a_persons_intention_stays(user, scene, server):
+    first, *_ = three(scene, server)
+    reaction = Liquid.objects.create(
+        frame=scene.frame, seat=scene.tony, content=f"I answer {LATER_PROSE}.", status="committed"
+    )
+    draft = Liquid.objects.create(
+        frame=scene.frame, seat=scene.alice, author=scene.alice_player, content="I think."
+    )
+    rewind = frame_rewind(frame=scene.frame, to=first.pk, user=user)
+    assert Liquid.all_objects.get(pk=reaction.pk).rewound == rewind
+    assert Liquid.objects.filter(pk=draft.pk).exists()
+
+
 def test_a_frame_with_rewinds_is_deleted_whole(user, scene, server):
     first, *_ = three(scene, server)
     frame_rewind(frame=scene.frame, to=first.pk, user=user)
