@@ -18,7 +18,7 @@ from synthesis.frame_events import frame_group, next_seq, spectator_group
 from synthesis.frame_selectors import frame_access
 from synthesis.frames import spectators_set
 from synthesis.models import Liquid, Narrative, Outcome, Pass, Rewind
-from synthesis.rewind import frame_rewind, rewind_preview, rewind_restore
+from synthesis.rewind import frame_rewind, rewind_preview, rewind_restore, seat_states
 from synthesis.selectors import frame_view, spectator_view
 from synthesis.state.selectors import seat_state
 from synthesis.state.services import delta_record, memory_record
@@ -460,3 +460,5 @@ def test_rewind_then_restore_gives_back_exactly_the_prior_state(user, steps, dat
     rewind_restore(rewind=rewind, user=user)
 
     assert _rows(frame) == before
+    # The pre-rewind record is the state restored: every seat's fold as it was.
+    assert seat_states(frame=frame)["seats"] == rewind.before["seats"]
