@@ -33,7 +33,7 @@ from .models import (
     WindowStatus,
 )
 from .outcomes import outcome_regenerate
-from .rewind import _locked_frame, preview_body, rewind_plan, rewind_record
+from .rewind import frame_lock_open, preview_body, rewind_plan, rewind_record
 from .rewind_models import RewindKind
 from .windows import window_fire, window_for_commit
 
@@ -102,7 +102,7 @@ def outcome_regenerate_any(
         ApplicationError: the scene is closed, the outcome is the GM's own narration or
             resolved no intention (409), an edit is refused (400), no such outcome (404).
     """
-    frame = _locked_frame(outcome.frame)
+    frame = frame_lock_open(outcome.frame)
     outcome = Outcome.objects.filter(pk=outcome.pk).first()
     if outcome is None:
         raise ApplicationError("No such outcome.", status_code=404)

@@ -280,7 +280,12 @@ def caches_rebuild(*, frame: Frame, edges: list[dict] | None = None) -> None:
     Edge.objects.filter(frame_id=frame.pk).exclude(pk__in=kept).delete()
 
 
-def _locked_frame(frame: Frame) -> Frame:
+def frame_lock_open(frame: Frame) -> Frame:
+    """The frame, locked (every outcome write takes its lock) and read afresh.
+
+    Raises:
+        ApplicationError: the scene is closed (409): a closed frame is not rewound.
+    """
     lock_frame(frame.pk)
     frame = Frame.objects.get(pk=frame.pk)
     if frame.status == FrameStatus.CLOSED:
@@ -367,7 +372,7 @@ def frame_rewind(*, frame: Frame, to: object, user: AbstractBaseUser) -> Rewind:
         ApplicationError: no such outcome (404), the frame is closed or nothing follows
             the outcome (409).
     """
-    frame = _locked_frame(frame)
+    frame = frame_lock_open(frame)
     point = _point(frame=frame, to=to)
     return rewind_record(frame=frame, to_seq=point.seq, user=user, to_outcome=point)
 
@@ -382,7 +387,7 @@ def rewind_restore(*, rewind: Rewind, user: AbstractBaseUser) -> Rewind:
         ApplicationError: it was restored already, a newer rewind still stands (restore
             that first), or the frame is closed (409).
     """
-    frame = _locked_frame(rewind.frame)
+    frame = frame_lock_open(rewind.frame)
     rewind = Rewind.objects.get(pk=rewind.pk)
     if rewind.restored_at is not None:
         raise ApplicationError("This rewind was restored already.", status_code=409)
