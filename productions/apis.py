@@ -23,8 +23,8 @@ from .serializers import (
     ImpersonateSerializer,
     ProductionDetailSerializer,
     ProductionSerializer,
-    RewindAnswerSerializer,
-    RewindSerializer,
+    ProductionRewindAnswerSerializer,
+    ProductionRewindSerializer,
     TurnDeleteSerializer,
     TurnEditSerializer,
     TurnRequestSerializer,
@@ -88,14 +88,14 @@ class ProductionViewSet(viewsets.ModelViewSet):
         services.production_head_set(production=production, turn=turn)
         return Response({"turn": str(turn.pk)})
 
-    @extend_schema(request=RewindSerializer, responses=RewindAnswerSerializer)
+    @extend_schema(request=ProductionRewindSerializer, responses=ProductionRewindAnswerSerializer)
     @action(detail=True, methods=["post"], url_path="rewind")
     def rewind(self, request: Request, pk: str | None = None) -> Response:
         """Go back to an earlier turn of the branch being followed (`dry_run`: only say what
         would be undone). The later turns are kept: `PUT head` with `restore` brings them,
         and the cast's state with them, back."""
         production = self.get_object()
-        data = RewindSerializer(data=request.data)
+        data = ProductionRewindSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         to = production.turns.filter(pk=values["to"]).first()
@@ -117,7 +117,7 @@ class ProductionViewSet(viewsets.ModelViewSet):
             "state_deltas": plan.counts.get("state_deltas", 0),
             "memories": plan.counts.get("memories", 0),
         }
-        return Response(RewindAnswerSerializer(answer).data)
+        return Response(ProductionRewindAnswerSerializer(answer).data)
 
     @extend_schema(
         request=TurnRequestSerializer, responses={202: TurnSerializer, 201: TurnSerializer}

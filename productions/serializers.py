@@ -207,7 +207,7 @@ class AutoplayStateSerializer(serializers.Serializer):
     autoplay_remaining = serializers.IntegerField()
 
 
-class RewindSerializer(serializers.Serializer):
+class ProductionRewindSerializer(serializers.Serializer):
     to = serializers.UUIDField(help_text="The turn of the followed branch to go back to.")
     dry_run = serializers.BooleanField(
         default=False, help_text="Only say what would be undone; change nothing."
@@ -220,7 +220,7 @@ class RewoundTurnSerializer(serializers.Serializer):
     excerpt = serializers.CharField(help_text="The start of its text.")
 
 
-class RewindAnswerSerializer(serializers.Serializer):
+class ProductionRewindAnswerSerializer(serializers.Serializer):
     to = serializers.UUIDField()
     dry_run = serializers.BooleanField()
     head = serializers.UUIDField(help_text="The head now (unchanged by a dry run).")

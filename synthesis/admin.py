@@ -13,6 +13,7 @@ from .models import (
     Narrative,
     Outcome,
     Pass,
+    Rewind,
     Seat,
     Skill,
     SkillScope,
@@ -66,6 +67,14 @@ class OutcomeAdmin(ViewOnly, admin.ModelAdmin):
     list_display = ("seq", "frame", "seat", "created_at")
     search_fields = ("frame__name",)
     list_select_related = ("frame", "seat__persona", "seat__frame")
+
+
+@admin.register(Rewind)
+class RewindAdmin(ViewOnly, admin.ModelAdmin):
+    list_display = ("frame", "kind", "to_seq", "by", "created_at", "restored_at")
+    list_filter = ("kind",)
+    search_fields = ("frame__name",)
+    list_select_related = ("frame", "by")
 
 
 @admin.register(Narrative)

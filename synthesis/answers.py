@@ -192,9 +192,11 @@ class ActingSeats(Body):
 
 
 class OutcomeRegenerated(Body):
-    """A held outcome thrown away: the passes that run their bones again."""
+    """An outcome regenerated: the passes that run their bones again, and the rewind that
+    hid the old outcome and what followed it (none for a held one, thrown away)."""
 
     passes: list["PassAccepted"]
+    rewind: int | None = optional()
 
 
 class PassAccepted(Body):
@@ -565,3 +567,77 @@ class ProductionStateAnswer(Body):
 
     members: list[CastMemberState]
     last_failure: str | None = Field(description="Why the last failed state pass failed.")
+
+
+RewindKind = Literal["rewind", "regenerate", "restore"]
+
+
+class RewindRow(Body):
+    """One row a rewind would hide, as the GM's dry run lists it."""
+
+    id: str
+    seat: str = optional()
+    text: str = optional()
+    seq: int = optional()
+    held: bool = optional()
+    kind: str = optional()
+
+
+class RewindPreview(Body):
+    """The dry run of a rewind: how many rows of each kind it hides, and (up to 200 of
+    each) which. Counts: outcomes, narratives, liquid, memories, state_deltas, passes,
+    state_passes."""
+
+    to_seq: int
+    counts: dict[str, int]
+    outcomes: list[RewindRow]
+    narratives: list[RewindRow]
+    liquid: list[RewindRow]
+    memories: list[RewindRow]
+    state_deltas: list[RewindRow]
+
+
+class RegenerateInput(Body):
+    """An intention the outcome resolved, as its player wrote it."""
+
+    liquid: Uuid
+    seat: Uuid
+    content: str
+
+
+class RegeneratePreview(RewindPreview):
+    """The dry run of a regenerate: what goes (the outcome and everything after it) and
+    the intentions the GM may rewrite first."""
+
+    inputs: list[RegenerateInput]
+
+
+class RewindEdit(Body):
+    """An intention the GM rewrote before regenerating: who is `by`, when `created_at`."""
+
+    liquid: Uuid
+    seat: Uuid
+    before: str
+    after: str
+
+
+class RewindAnswer(Body):
+    """A rewind of the frame (the GM's): to which outcome, by whom, what it hid (counts),
+    the regenerate's edits, and whether it was restored or can be now (the newest standing
+    one can)."""
+
+    id: int
+    kind: RewindKind
+    to_seq: int
+    to_outcome: Uuid | None
+    by: str | None
+    created_at: Stamp
+    counts: dict[str, int]
+    edits: list[RewindEdit]
+    restored_at: Stamp | None
+    restored_by: str | None
+    restorable: bool
+
+
+class RewindList(Body):
+    rewinds: list[RewindAnswer]

@@ -412,11 +412,32 @@ class SkillAdded(Event):
     seq: int
 
 
+class RewindBody(Body):
+    """A rewind as everyone may know of it: that the story was rewound to (or restored
+    from) the outcome numbered `to_seq`, never what it hid."""
+
+    id: int
+    kind: Literal["rewind", "regenerate", "restore"]
+    to_seq: int
+    restored: bool
+
+
+class FrameRewound(Event):
+    """The GM rewound the frame (or restored a rewind): what everyone read may have gone
+    or come back, so every reader re-reads its view (docs/synthesis.md, "Rewind")."""
+
+    audiences = ("frame", "spectators")
+    type: Literal["frame.rewound", "frame.restored"]
+    rewind: RewindBody
+    seq: int
+
+
 FRAME_EVENTS: tuple[type[Event], ...] = (
     OutcomeCreated,
     OutcomeReleased,
     OutcomeEdited,
     OutcomeDiscarded,
+    FrameRewound,
     WindowEvent,
     WindowCancelled,
     SeatChanged,

@@ -13,6 +13,8 @@ from lmix.lifecycle import lifecycle_move
 from lmix.models import NAME_MAX, LLMModel, Owned
 from productions.models import Production
 
+from .rewind_models import Every, Rewind, RewindKind, Visible, rewound_field  # noqa: F401
+
 LIQUID_MAX = 4000
 
 
@@ -299,6 +301,11 @@ class Liquid(models.Model):
     committed_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    rewound = rewound_field()  # hidden by a rewind (rewind_models.py)
+
+    objects = Visible()
+    all_objects = Every()
+
     class Meta:
         ordering = ["submitted_at", "id"]
         indexes = [models.Index(fields=["frame", "status"])]
@@ -381,6 +388,11 @@ class Pass(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    rewound = rewound_field()  # hidden by a rewind (rewind_models.py)
+
+    objects = Visible()
+    all_objects = Every()
+
     class Meta:
         ordering = ["created_at", "id"]
         verbose_name_plural = "passes"
@@ -439,6 +451,11 @@ class Outcome(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
+    rewound = rewound_field()  # hidden by a rewind (rewind_models.py)
+
+    objects = Visible()
+    all_objects = Every()
+
     class Meta:
         ordering = ["seq"]
         constraints = [
@@ -487,6 +504,11 @@ class Narrative(models.Model):
     status = models.CharField(max_length=16, choices=NarrativeStatus.choices, default="streaming")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    rewound = rewound_field()  # hidden by a rewind (rewind_models.py)
+
+    objects = Visible()
+    all_objects = Every()
 
     class Meta:
         ordering = ["created_at", "id"]

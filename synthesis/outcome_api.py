@@ -1,9 +1,8 @@
 """REST endpoints of the GM's tools on an outcome (synthesis/outcomes.py): release a held
-one, edit the text of any one, regenerate a held one."""
+one, edit the text of any one, regenerate any one."""
 
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,11 +10,13 @@ from rest_framework.views import APIView
 from lmix.answers import answer
 from lmix.errors import ApplicationError
 
-from .answers import OutcomeRegenerated
+from .answers import OutcomeRegenerated, RegeneratePreview
 from .event_types import OutcomeBody
 from .frame_selectors import frame_gm_access_or_404
 from .models import Outcome
-from .outcomes import outcome_edit, outcome_regenerate, outcome_release
+from .outcomes import outcome_edit, outcome_release
+from .regenerate import outcome_regenerate_any, regenerate_preview
+from .rewind_api import RegenerateSerializer, regenerate_inputs, regenerated
 from .selectors import outcome_body
 from .serializers import OutcomeEditSerializer
 
@@ -61,10 +62,19 @@ class OutcomeReleaseApi(APIView):
 
 
 class OutcomeRegenerateApi(APIView):
-    @extend_schema(request=None, responses={202: OutcomeRegenerated})
+    @extend_schema(
+        request=RegenerateSerializer,
+        responses={200: RegeneratePreview, 202: OutcomeRegenerated},
+    )
     def post(self, request: Request, outcome_id: str) -> Response:
-        """GM: throw a held outcome away and run its pass again (the model is asked anew);
-        the players' placeholder goes."""
-        passes = outcome_regenerate(outcome=_outcome_for_gm(request, outcome_id))
-        body = {"passes": [{"id": str(p.pk), "status": p.status} for p in passes]}
-        return answer(OutcomeRegenerated, body, status.HTTP_202_ACCEPTED)
+        """GM: run an outcome's pass again (the model is asked anew). A held one is thrown
+        away (the players' placeholder goes); any other is rewound first, it and what
+        followed (synthesis/regenerate.py), its intentions optionally rewritten (`inputs`).
+        With `dry_run`: what would go, and the intentions to rewrite (200)."""
+        outcome = _outcome_for_gm(request, outcome_id)
+        dry_run, inputs = regenerate_inputs(request)
+        if dry_run:
+            return answer(RegeneratePreview, regenerate_preview(outcome=outcome))
+        return regenerated(
+            outcome_regenerate_any(outcome=outcome, user=request.user, inputs=inputs)
+        )

@@ -16,6 +16,8 @@ from django.db import models
 
 from lmix.lifecycle import lifecycle_move
 
+from .rewind_models import Every, Visible, rewound_field
+
 AFFINITY_START = 10  # strangers at first (the seed's levels: 0–20)
 TRUST_START = 50
 SIGNIFICANCE_MAX = 3  # 3 pins a memory
@@ -88,6 +90,11 @@ class StateDelta(models.Model):
     intensity = models.FloatField(default=0.0)  # added to the mood's intensity
     text = models.TextField(blank=True, default="")  # an edge's or a learned fact
     created_at = models.DateTimeField(auto_now_add=True)
+
+    rewound = rewound_field()  # hidden by a rewind (rewind_models.py)
+
+    objects = Visible()
+    all_objects = Every()
 
     class Meta:
         ordering = ["id"]
@@ -177,6 +184,11 @@ class Memory(models.Model):
     scored = models.BooleanField(default=False)  # the significance pass has weighed it
     created_at = models.DateTimeField(auto_now_add=True)
 
+    rewound = rewound_field()  # hidden by a rewind (rewind_models.py)
+
+    objects = Visible()
+    all_objects = Every()
+
     class Meta:
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["seat", "-pinned", "-created_at"], name="memory_recall")]
@@ -235,6 +247,11 @@ class StatePass(models.Model):
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    rewound = rewound_field()  # hidden by a rewind (rewind_models.py)
+
+    objects = Visible()
+    all_objects = Every()
 
     def __str__(self) -> str:
         return f"state pass {self.status}"

@@ -12,6 +12,7 @@ from . import (
     diagnostics_api,
     export_api,
     outcome_api,
+    rewind_api,
     sheet_api,
 )
 from .skills import apis as skill_apis
@@ -128,6 +129,22 @@ urlpatterns = [
         name="outcome-regenerate",
     ),
     re_path(rf"^passes/{PASS}/retry/?$", apis.PassRetryApi.as_view(), name="pass-retry"),
+    re_path(
+        rf"^passes/{PASS}/regenerate/?$",
+        rewind_api.PassRegenerateApi.as_view(),
+        name="pass-regenerate",
+    ),
+    re_path(
+        rf"^frames/{FRAME}/rewind/?$", rewind_api.FrameRewindApi.as_view(), name="frame-rewind"
+    ),
+    re_path(
+        rf"^frames/{FRAME}/rewinds/?$", rewind_api.FrameRewindsApi.as_view(), name="frame-rewinds"
+    ),
+    re_path(
+        rf"^frames/{FRAME}/rewinds/(?P<rewind_id>[0-9]{{1,18}})/restore/?$",
+        rewind_api.RewindRestoreApi.as_view(),
+        name="rewind-restore",
+    ),
     re_path(rf"^liquid/{LIQUID}/commit/?$", apis.LiquidCommitApi.as_view(), name="liquid-commit"),
     re_path(
         rf"^frames/{FRAME}/content/?$", content_api.FrameContentApi.as_view(), name="frame-content"

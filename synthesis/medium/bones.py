@@ -18,7 +18,7 @@ from typing import Any, Literal, Self, get_args
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists
+from django.db.models import Exists, Q
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lmix.llm import structured
@@ -37,7 +37,7 @@ from ..guard_opinion import (
     opinion_max_tokens,
     opinion_messages,
 )
-from ..models import Frame, FrameMode, LeakGuard, Outcome, Pass, Seat
+from ..models import Frame, FrameMode, LeakGuard, Outcome, Pass, Rewind, Seat
 from .context import (
     TEXT_MAX,
     Action,
@@ -551,10 +551,14 @@ def _check_storable(ctx: MediumContext, lease: PassLease) -> None:
         _Stale: another outcome came first: gather again.
     """
     newer = Outcome.objects.filter(frame=ctx.frame.pk, seq__gt=ctx.horizon)
+    # A rewind or a restore since the gather changed which outcomes the context may read.
+    rewound = Rewind.objects.filter(frame=ctx.frame.pk).filter(
+        Q(seq__gt=ctx.horizon) | Q(restored_seq__gt=ctx.horizon)
+    )
     found = list(
         held_pass(lease)
         .select_for_update(of=("self",))
-        .annotate(newer=Exists(newer))
+        .annotate(newer=Exists(newer) | Exists(rewound))
         .values_list("newer", flat=True)
     )
     if not found:

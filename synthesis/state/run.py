@@ -21,6 +21,7 @@ from lmix.llm.client import llm_structured
 from ..budget import Work, budget_admits
 from ..enqueue import significance_pass_enqueue
 from ..events import notify_state_changed
+from ..frame_events import lock_frame
 from ..frame_selectors import seats_for_prompts
 from ..medium.context import flat, seat_labels
 from ..medium.run import medium_model
@@ -124,6 +125,10 @@ def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -
         context=state_scene(outcome=outcome, witnesses=witnesses, labels=labels),
     )
     with transaction.atomic():
+        # Under the frame's lock, as a rewind: an outcome rewound meanwhile changes nothing.
+        lock_frame(frame.pk)
+        if not Outcome.objects.filter(pk=outcome.pk).exists():
+            return
         # Ending it first locks its row: a run that lost it (taken over by a redelivered
         # task meanwhile) changes nothing.
         if not pass_finish(state_pass, tries):

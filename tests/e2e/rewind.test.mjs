@@ -1,127 +1,113 @@
 /**
- * Rewinding a production, and its cast's state (issue 27): three offline-narrator turns,
- * each followed by a state pass; the Cast state panel shows the memories and relationships
- * they left; "Rewind to here" on the first turn shows the dry run (the two later turns,
- * the memories and changes going with them), hides the later turns and their state; "Restore
- * them" brings both back. With `LMIX_SCREENSHOTS` set, pictures at 1366 px and on a 390 px
- * phone.
+ * Rewind and regenerate (docs/synthesis.md, "Rewind and regenerate"), on the offline
+ * narrator: Alice plays two outcomes; the GM rewinds to the first (the dialog shows the dry
+ * run's list first); Alice's page re-reads and no longer shows the second (nor does her
+ * socket carry it); the GM regenerates the first with a rewritten intention, the new outcome
+ * reaches Alice; then the GM restores the regenerate and the first story is back.
+ * With LMIX_SCREENSHOTS set, pictures of the rewind dialog at 1366 px and 390 px.
  */
 import assert from 'node:assert/strict'
 import path from 'node:path'
-import { api, e2e, eventually, expectCount, expectText, expectVisible, signUp, unique, useLmix } from './harness.mjs'
+import { e2e, eventually, expectCount, expectHidden, expectVisible, signUp, useLmix } from './harness.mjs'
+import { commit, createCast, joinSeat, mark, narrativeDone, openBrowser, outcomeWith, shootingStep, startFrame, writeIntention } from './frame_setup.mjs'
 
 const lmix = useLmix()
-const CAST = ['Alice Thompson', 'Bob Marsh']
-const shots = process.env.LMIX_SCREENSHOTS
+const FIRST = mark('FIRST')
+const LATER = mark('LATER')
+const REDO = mark('REDO')
 
 async function shoot(page, name) {
-  if (shots) await page.screenshot({ path: path.join(shots, name), fullPage: false })
+  if (!process.env.LMIX_SCREENSHOTS) return
+  await page.screenshot({ path: path.join(process.env.LMIX_SCREENSHOTS, name) })
 }
 
-const turnItems = (page) => page.getByTestId('transcript').getByTestId('turn-item')
+e2e(
+  lmix,
+  'rewind: the GM rewinds to an outcome after a dry run, the player resyncs, regenerates with an edit, restores',
+  async ({ page: gm, suite, step: harnessStep }) => {
+    const cast = [{ name: 'Alice Thompson' }, { name: 'Bob Marsh' }]
+    let view
+    const alice = await openBrowser(suite)
+    const step = shootingStep(suite, harnessStep, { alice })
+    try {
+      const ready = await step('the GM starts a frame; Alice takes her seat; both pages open', async () => {
+        await signUp(gm)
+        const { production } = await createCast(gm, cast)
+        // Bob's seat stays open: nobody acts but Alice.
+        view = await startFrame(gm, production, cast, { name: 'Rewind', tempo: 0.1, open_seats: cast.map((m) => m.persona) })
+        await signUp(alice.page)
+        await joinSeat(alice.page, view.invite_code, cast[0].seat)
+        await alice.page.goto(`/frames/${view.id}`)
+        await gm.goto(`/frames/${view.id}/gm`)
+        await expectVisible(alice.page.getByTestId('composer-input'))
+        await expectVisible(gm.getByTestId('frame-settings'))
+      })
+      if (!ready) return
 
-async function doneTurns(page, n) {
-  await expectCount(turnItems(page), n)
-  await eventually(async () => {
-    const statuses = await turnItems(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))
-    assert.deepEqual(statuses, Array(n).fill('done'))
-  }, { timeout: 30_000, message: 'the turns did not finish' })
-}
+      const played = await step('Alice plays two outcomes', async () => {
+        await commit(alice.page, await writeIntention(alice.page, `I open the shutters, ${FIRST}.`))
+        await outcomeWith(alice.page, FIRST)
+        await narrativeDone(alice.page, cast[0].seat)
+        await commit(alice.page, await writeIntention(alice.page, `I light the lamp, ${LATER}.`))
+        await outcomeWith(alice.page, LATER)
+        await outcomeWith(gm, LATER)
+        await narrativeDone(gm, cast[0].seat, LATER)
+      })
+      if (!played) return
 
-/** The production's state over REST, once every turn's state pass has ended. */
-async function settledState(page, productionId, memories) {
-  return eventually(async () => {
-    const state = await api(page, 'GET', `/api/productions/${productionId}/state`)
-    const count = state.members.reduce((sum, m) => sum + m.memories.length, 0)
-    assert.equal(count, memories, `${count} memories so far`)
-    return state
-  }, { timeout: 30_000, message: 'the state passes did not all run' })
-}
+      const first = gm.getByTestId('feed-outcome').filter({ hasText: FIRST })
+      await step('the GM asks to rewind to the first: the dialog lists what would be undone first', async () => {
+        await first.getByTestId('outcome-rewind').click()
+        const dialog = gm.getByTestId('rewind-dialog')
+        await expectVisible(dialog.getByTestId('rewind-preview'))
+        await expectVisible(dialog.getByTestId('rewind-outcome').filter({ hasText: LATER }))
+        const counts = await dialog.getByTestId('rewind-counts').textContent()
+        assert.match(counts, /^1 outcome, 1 narrative, 1 intention/)
+        await shoot(gm, 'rewind-dialog-1366.png')
+        await gm.setViewportSize({ width: 390, height: 844 })
+        await shoot(gm, 'rewind-dialog-390.png')
+        await gm.setViewportSize({ width: 1366, height: 900 })
+        await dialog.getByTestId('rewind-confirm').click()
+        await expectHidden(dialog)
+      })
 
-e2e(lmix, 'rewind: hide later turns and their state after a dry run, then restore them', async ({ page, step }) => {
-  await signUp(page)
-  let productionId
+      await step('Alice’s page re-reads: the second outcome and its story are gone, the first stays', async () => {
+        await expectCount(alice.page.getByTestId('feed-outcome').filter({ hasText: LATER }), 0)
+        await eventually(async () => {
+          if ((await alice.page.content()).includes(LATER)) throw new Error('the rewound outcome is still on Alice’s page')
+        })
+        await expectVisible(alice.page.getByTestId('feed-outcome').filter({ hasText: FIRST }))
+        assert.ok(alice.frames.some((f) => f.msg?.type === 'frame.rewound'), 'Alice’s socket heard no frame.rewound')
+        await expectVisible(gm.getByTestId('rewind-item'))
+        await gm.getByTestId('rewinds').scrollIntoViewIfNeeded()
+        await shoot(gm, 'rewind-banner-1366.png')
+        assert.ok(!(await gm.getByTestId('feed').textContent()).includes(LATER))
+      })
 
-  await step('a production of two offline assistants plays three turns', async () => {
-    const world = await api(page, 'POST', '/api/worlds', { name: unique('World'), description: 'A rainy harbour town.' })
-    const scenario = await api(page, 'POST', '/api/scenarios', { name: unique('Scenario'), description: 'Two strangers at an inn.' })
-    const offline = (await api(page, 'GET', '/api/models')).find((m) => m.api_endpoint === 'offline://narrator')
-    const assistants = []
-    for (const name of CAST) {
-      const persona = await api(page, 'POST', '/api/personas', { name, universal_truth: `${name} is a traveller.` })
-      assistants.push((await api(page, 'POST', '/api/assistants', { persona: persona.id, model: offline.id })).id)
+      await step('the GM regenerates the first outcome with a rewritten intention', async () => {
+        await first.getByTestId('outcome-regenerate-edit').click()
+        const dialog = gm.getByTestId('rewind-dialog')
+        const input = dialog.getByTestId('regenerate-input')
+        await expectVisible(input)
+        assert.match(await input.inputValue(), new RegExp(FIRST))
+        await input.fill(`I close the shutters, ${REDO}.`)
+        await shoot(gm, 'regenerate-dialog-1366.png')
+        await dialog.getByTestId('rewind-confirm').click()
+        await expectHidden(dialog)
+        await outcomeWith(alice.page, REDO)
+        await expectCount(alice.page.getByTestId('feed-outcome').filter({ hasText: FIRST }), 0)
+      })
+
+      await step('the GM restores the regenerate: the first story is back, the regenerated one set aside', async () => {
+        const newest = gm.getByTestId('rewind-item').filter({ hasText: 'Regenerated' })
+        await newest.getByTestId('rewind-restore').click()
+        await outcomeWith(alice.page, FIRST)
+        await expectCount(alice.page.getByTestId('feed-outcome').filter({ hasText: REDO }), 0)
+        await expectCount(alice.page.getByTestId('feed-outcome').filter({ hasText: LATER }), 0)
+      })
+    } finally {
+      await alice.context.close()
     }
-    const production = await api(page, 'POST', '/api/productions', {
-      name: unique('Inn'),
-      world: world.id,
-      scenario: scenario.id,
-      assistants,
-    })
-    productionId = production.id
-    await page.goto(`/productions/${productionId}`)
-    await expectVisible(page.locator('[data-testid="connection-status"][data-status="open"]'))
-    for (let n = 1; n <= 3; n++) {
-      await page.getByTestId('turn-next').click()
-      await doneTurns(page, n)
-    }
-  })
-
-  await step('the Cast state panel shows what the turns left', async () => {
-    await settledState(page, productionId, 3 * CAST.length)
-    const panel = page.getByTestId('cast-state')
-    await expectCount(panel.getByTestId('cast-state-member'), 2)
-    await expectText(panel, 'Remembers (3)')
-    await expectText(panel, '→ ')
-    await shoot(page, 'production-state-1366.png')
-  })
-
-  await step('"Rewind to here" shows the dry run, then hides the later turns and their state', async () => {
-    await turnItems(page).first().getByTestId('turn-rewind').click()
-    const dialog = page.getByTestId('rewind-dialog')
-    await expectVisible(dialog.getByTestId('rewind-turns'))
-    await expectCount(dialog.getByTestId('rewind-turns').locator('li'), 2)
-    await expectText(dialog.getByTestId('rewind-state'), `${2 * CAST.length} memories`)
-    await shoot(page, 'production-rewind-1366.png')
-    await dialog.getByTestId('rewind-confirm').click()
-    await expectCount(turnItems(page), 1)
-    await expectVisible(page.getByTestId('rewound'))
-    await expectText(page.getByTestId('cast-state'), 'Remembers (1)')
-    const state = await api(page, 'GET', `/api/productions/${productionId}/state`)
-    assert.deepEqual(state.members.map((m) => m.memories.length), [1, 1])
-    // A reload shows the production as the server left it.
-    await page.reload()
-    await expectCount(turnItems(page), 1)
-  })
-
-  await step('"Restore them" brings the turns and their state back', async () => {
-    // After the reload the banner is gone: restore with the version the server kept.
-    await api(page, 'PUT', `/api/productions/${productionId}/head`, {
-      turn: (await api(page, 'GET', `/api/productions/${productionId}`)).turns.at(-1).id,
-    })
-    await expectCount(turnItems(page), 3)
-    await expectText(page.getByTestId('cast-state'), 'Remembers (3)')
-    // And through the page's own button, after another rewind.
-    await turnItems(page).nth(1).getByTestId('turn-rewind').click()
-    await page.getByTestId('rewind-dialog').getByTestId('rewind-confirm').click()
-    await expectCount(turnItems(page), 2)
-    await page.getByTestId('rewind-restore').click()
-    await expectCount(turnItems(page), 3)
-    await expectText(page.getByTestId('cast-state'), 'Remembers (3)')
-  })
-
-  await step('on a 390 px phone: the rewind dialog and the state fit the screen', async () => {
-    await page.setViewportSize({ width: 390, height: 844 })
-    await turnItems(page).first().getByTestId('turn-rewind').click()
-    const dialog = page.getByTestId('rewind-dialog')
-    await expectVisible(dialog.getByTestId('rewind-turns'))
-    const box = await dialog.getByTestId('rewind-confirm').boundingBox()
-    assert.ok(box.x >= 0 && box.x + box.width <= 390, `the confirm button spans ${box.x}..${box.x + box.width}`)
-    await shoot(page, 'production-rewind-390.png')
-    await dialog.getByTestId('rewind-cancel').click()
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth)
-    assert.ok(scrollWidth <= 390, `scrollWidth ${scrollWidth} > 390`)
-    await page.getByTestId('cast-state').locator('summary').click({ position: { x: 8, y: 8 } })
-    await page.getByTestId('cast-state').scrollIntoViewIfNeeded()
-    await shoot(page, 'production-state-390.png')
-  })
-}, { timeout: 180_000 })
+  },
+  { timeout: 180_000 },
+)

@@ -109,6 +109,15 @@ ENDPOINTS = {
     ),
     ("outcome-release", "post"): ("/api/outcomes/{outcome}/release", "outcome", None),
     ("outcome-regenerate", "post"): ("/api/outcomes/{outcome}/regenerate", "outcome", None),
+    ("pass-regenerate", "post"): ("/api/passes/{failed_pass}/regenerate", "failed_pass", None),
+    ("frame-rewind", "post"): (
+        "/api/frames/{frame}/rewind",
+        "frame",
+        {"to": "{outcome}", "dry_run": False},
+    ),
+    ("frame-rewinds", "get"): ("/api/frames/{frame}/rewinds", "frame", None),
+    # No rewind in the scene: the 404 is the frame's, whatever the rewind's number.
+    ("rewind-restore", "post"): ("/api/frames/{frame}/rewinds/1/restore", "frame", None),
 }
 # Routes of synthesis/urls.py that are not inside one frame: creating one from a
 # production, the caller's list, and what an invite or spectator code opens.

@@ -18,6 +18,7 @@ export type FrameMessage =
   | OutcomeReleased
   | OutcomeEdited
   | OutcomeDiscarded
+  | FrameRewound
   | WindowEvent
   | WindowCancelled
   | SeatChanged
@@ -199,6 +200,25 @@ export interface OutcomeDiscarded {
   type: 'outcome.discarded'
   seq: number
   outcome: string
+}
+/**
+ * The GM rewound the frame (or restored a rewind): what everyone read may have gone
+ * or come back, so every reader re-reads its view (docs/synthesis.md, "Rewind").
+ */
+export interface FrameRewound {
+  type: 'frame.rewound' | 'frame.restored'
+  rewind: RewindBody
+  seq: number
+}
+/**
+ * A rewind as everyone may know of it: that the story was rewound to (or restored
+ * from) the outcome numbered `to_seq`, never what it hid.
+ */
+export interface RewindBody {
+  id: number
+  kind: 'rewind' | 'regenerate' | 'restore'
+  to_seq: number
+  restored: boolean
 }
 export interface WindowEvent {
   type: 'window.opened' | 'window.fired' | 'window.done' | 'window.failed'

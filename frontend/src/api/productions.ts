@@ -6,7 +6,7 @@ import type {
   ProductionInput,
   ProductionState,
   ProductionSummary,
-  RewindAnswer,
+  ProductionRewindAnswer,
   Turn,
   TurnCreateInput,
 } from './types'
@@ -28,7 +28,7 @@ export const setHead = (id: string, turnId: string) =>
 /** Go back to turn `to` of the followed branch (`dryRun`: only say what would be undone).
  *  The later turns are kept: `setHead(id, answer.restore)` brings them back. */
 export const rewind = (id: string, to: string, dryRun: boolean) =>
-  http.post<RewindAnswer>(`${one(id)}/rewind`, { to, dry_run: dryRun })
+  http.post<ProductionRewindAnswer>(`${one(id)}/rewind`, { to, dry_run: dryRun })
 
 /** The cast's state (mood, relationships, facts, memories) at the head. */
 export const getProductionState = (id: string) => http.get<ProductionState>(`${one(id)}/state`)

@@ -582,6 +582,64 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/frames/{frame_id}/rewind/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: rewind the frame to an outcome. With `dry_run` only what would go (200);
+         *     otherwise everything after it is hidden, kept and restorable, and every page
+         *     re-reads (201).
+         */
+        post: operations["frames_rewind_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/rewinds/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GM: the frame's rewinds, newest first. */
+        get: operations["frames_rewinds_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/rewinds/{rewind_id}/restore/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: restore a rewind (the newest standing one): what it hid comes back exactly,
+         *     and what was played since is hidden in turn (a rewind of its own, restorable).
+         */
+        post: operations["frames_rewinds_restore_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/frames/{frame_id}/seats/{seat_id}/": {
         parameters: {
             query?: never;
@@ -887,8 +945,10 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * @description GM: throw a held outcome away and run its pass again (the model is asked anew);
-         *     the players' placeholder goes.
+         * @description GM: run an outcome's pass again (the model is asked anew). A held one is thrown
+         *     away (the players' placeholder goes); any other is rewound first, it and what
+         *     followed (synthesis/regenerate.py), its intentions optionally rewritten (`inputs`).
+         *     With `dry_run`: what would go, and the intentions to rewrite (200).
          */
         post: operations["outcomes_regenerate_create"];
         delete?: never;
@@ -911,6 +971,27 @@ export type paths = {
          *     seats' reactions and the narratives that waited for it follow.
          */
         post: operations["outcomes_release_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/passes/{pass_id}/regenerate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: regenerate any pass: a failed one runs again; a medium pass's outcome is
+         *     regenerated (everything after it rewound first), its intentions optionally
+         *     rewritten.
+         */
+        post: operations["passes_regenerate_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2025,6 +2106,18 @@ export type components = {
                 [key: string]: components["schemas"]["PlayedModel"] | null;
             };
         };
+        FrameRewindRequest: {
+            /**
+             * Format: uuid
+             * @description The outcome to rewind to: everything after it goes.
+             */
+            to: string;
+            /**
+             * @description Only say what would go.
+             * @default false
+             */
+            dry_run?: boolean;
+        };
         /** @enum {string} */
         FrameStatus: "open" | "paused" | "closed";
         /**
@@ -2144,6 +2237,15 @@ export type components = {
              * @description The id its events carry (chosen by the client, or new).
              */
             draft?: string;
+        };
+        InputRequest: {
+            /**
+             * Format: uuid
+             * @description An intention the outcome resolved.
+             */
+            liquid: string;
+            /** @description Its new text. */
+            content: string;
         };
         /** InviteCode */
         InviteCode: {
@@ -2414,10 +2516,13 @@ export type components = {
         };
         /**
          * OutcomeRegenerated
-         * @description A held outcome thrown away: the passes that run their bones again.
+         * @description An outcome regenerated: the passes that run their bones again, and the rewind that
+         *     hid the old outcome and what followed it (none for a held one, thrown away).
          */
         OutcomeRegenerated: {
             passes: components["schemas"]["PassAccepted"][];
+            /** @default null */
+            rewind?: number | null;
         };
         /** PassAccepted */
         PassAccepted: {
@@ -2771,6 +2876,39 @@ export type components = {
             show_directive?: boolean;
             auto_reply?: boolean;
         };
+        ProductionRewindAnswer: {
+            /** Format: uuid */
+            to: string;
+            dry_run: boolean;
+            /**
+             * Format: uuid
+             * @description The head now (unchanged by a dry run).
+             */
+            head: string;
+            /**
+             * Format: uuid
+             * @description The head before the rewind: `PUT head` with it restores everything.
+             */
+            restore: string;
+            /** @description The turns undone (kept, hidden). */
+            turns: components["schemas"]["RewoundTurn"][];
+            /** @description The cast's state changes they made. */
+            state_deltas: number;
+            /** @description The cast's memories of them. */
+            memories: number;
+        };
+        ProductionRewindRequest: {
+            /**
+             * Format: uuid
+             * @description The turn of the followed branch to go back to.
+             */
+            to: string;
+            /**
+             * @description Only say what would be undone; change nothing.
+             * @default false
+             */
+            dry_run?: boolean;
+        };
         /**
          * ProductionStateAnswer
          * @description The cast's character state at the production's head (synthesis/state/productions.py):
@@ -2797,38 +2935,111 @@ export type components = {
         Provider: "openai" | "openai_compatible" | "ollama" | "anthropic" | "offline";
         /** @enum {string} */
         ReaderEnum: "gm" | "player";
-        RewindAnswer: {
-            /** Format: uuid */
-            to: string;
-            dry_run: boolean;
-            /**
-             * Format: uuid
-             * @description The head now (unchanged by a dry run).
-             */
-            head: string;
-            /**
-             * Format: uuid
-             * @description The head before the rewind: `PUT head` with it restores everything.
-             */
-            restore: string;
-            /** @description The turns undone (kept, hidden). */
-            turns: components["schemas"]["RewoundTurn"][];
-            /** @description The cast's state changes they made. */
-            state_deltas: number;
-            /** @description The cast's memories of them. */
-            memories: number;
+        /**
+         * RegenerateInput
+         * @description An intention the outcome resolved, as its player wrote it.
+         */
+        RegenerateInput: {
+            liquid: string;
+            seat: string;
+            content: string;
         };
-        RewindRequest: {
+        /**
+         * RegeneratePreview
+         * @description The dry run of a regenerate: what goes (the outcome and everything after it) and
+         *     the intentions the GM may rewrite first.
+         */
+        RegeneratePreview: {
+            to_seq: number;
+            counts: {
+                [key: string]: number;
+            };
+            outcomes: components["schemas"]["RewindRow"][];
+            narratives: components["schemas"]["RewindRow"][];
+            liquid: components["schemas"]["RewindRow"][];
+            memories: components["schemas"]["RewindRow"][];
+            state_deltas: components["schemas"]["RewindRow"][];
+            inputs: components["schemas"]["RegenerateInput"][];
+        };
+        RegenerateRequest: {
             /**
-             * Format: uuid
-             * @description The turn of the followed branch to go back to.
-             */
-            to: string;
-            /**
-             * @description Only say what would be undone; change nothing.
+             * @description Only say what would go, and the intentions to rewrite.
              * @default false
              */
             dry_run?: boolean;
+            /** @description Intentions to rewrite before it runs again. */
+            inputs?: components["schemas"]["InputRequest"][];
+        };
+        /**
+         * RewindAnswer
+         * @description A rewind of the frame (the GM's): to which outcome, by whom, what it hid (counts),
+         *     the regenerate's edits, and whether it was restored or can be now (the newest standing
+         *     one can).
+         */
+        RewindAnswer: {
+            id: number;
+            kind: components["schemas"]["RewindAnswerKindEnum"];
+            to_seq: number;
+            to_outcome: string | null;
+            by: string | null;
+            created_at: string;
+            counts: {
+                [key: string]: number;
+            };
+            edits: components["schemas"]["RewindEdit"][];
+            restored_at: string | null;
+            restored_by: string | null;
+            restorable: boolean;
+        };
+        /** @enum {string} */
+        RewindAnswerKindEnum: "rewind" | "regenerate" | "restore";
+        /**
+         * RewindEdit
+         * @description An intention the GM rewrote before regenerating: who is `by`, when `created_at`.
+         */
+        RewindEdit: {
+            liquid: string;
+            seat: string;
+            before: string;
+            after: string;
+        };
+        /** RewindList */
+        RewindList: {
+            rewinds: components["schemas"]["RewindAnswer"][];
+        };
+        /**
+         * RewindPreview
+         * @description The dry run of a rewind: how many rows of each kind it hides, and (up to 200 of
+         *     each) which. Counts: outcomes, narratives, liquid, memories, state_deltas, passes,
+         *     state_passes.
+         */
+        RewindPreview: {
+            to_seq: number;
+            counts: {
+                [key: string]: number;
+            };
+            outcomes: components["schemas"]["RewindRow"][];
+            narratives: components["schemas"]["RewindRow"][];
+            liquid: components["schemas"]["RewindRow"][];
+            memories: components["schemas"]["RewindRow"][];
+            state_deltas: components["schemas"]["RewindRow"][];
+        };
+        /**
+         * RewindRow
+         * @description One row a rewind would hide, as the GM's dry run lists it.
+         */
+        RewindRow: {
+            id: string;
+            /** @default null */
+            seat?: string;
+            /** @default null */
+            text?: string;
+            /** @default null */
+            seq?: number;
+            /** @default null */
+            held?: boolean;
+            /** @default null */
+            kind?: string;
         };
         RewoundTurn: {
             /** Format: uuid */
@@ -4141,6 +4352,82 @@ export interface operations {
             };
         };
     };
+    frames_rewind_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FrameRewindRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewindPreview"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewindAnswer"];
+                };
+            };
+        };
+    };
+    frames_rewinds_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewindList"];
+                };
+            };
+        };
+    };
+    frames_rewinds_restore_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                rewind_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewindAnswer"];
+                };
+            };
+        };
+    };
     frames_seats_partial_update: {
         parameters: {
             query?: never;
@@ -4635,8 +4922,20 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RegenerateRequest"];
+            };
+        };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegeneratePreview"];
+                };
+            };
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -4664,6 +4963,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OutcomeBody"];
+                };
+            };
+        };
+    };
+    passes_regenerate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pass_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RegenerateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomeRegenerated"];
                 };
             };
         };
@@ -5147,7 +5471,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RewindRequest"];
+                "application/json": components["schemas"]["ProductionRewindRequest"];
             };
         };
         responses: {
@@ -5156,7 +5480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RewindAnswer"];
+                    "application/json": components["schemas"]["ProductionRewindAnswer"];
                 };
             };
         };

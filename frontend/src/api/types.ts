@@ -99,7 +99,7 @@ export type Turn = Schemas['Turn']
 export type DirectiveMessage = NonNullable<Turn['directive']>[number]
 export type ProductionDetail = Schemas['ProductionDetail']
 /** What a rewind undoes (a dry run's answer too), and the head that restores it. */
-export type RewindAnswer = Schemas['RewindAnswer']
+export type ProductionRewindAnswer = Schemas['ProductionRewindAnswer']
 /** The cast's character state at the production's head. */
 export type ProductionState = Schemas['ProductionStateAnswer']
 export type CastMemberState = Schemas['CastMemberState']

@@ -191,6 +191,15 @@ describe('applying events', () => {
     expect(play(fromSnapshot(makeFrameView({ seq: 2 })), [{ type: 'outcome.released', seq: 3, outcome: whole }]).outcomes).toEqual([whole])
   })
 
+  it('re-reads on a rewind or a restore: what was read may be gone or back', () => {
+    const start = fromSnapshot(makeFrameView({ seq: 4, outcomes: [makeOutcome({ id: 'a', seq: 2 }), makeOutcome({ id: 'b', seq: 3 })] }))
+    for (const type of ['frame.rewound', 'frame.restored'] as const) {
+      const applied = applyEvent(start, { type, seq: 5, rewind: { id: 1, kind: 'rewind', to_seq: 2, restored: type === 'frame.restored' } })
+      expect(applied.resync).toBe(true)
+      expect(applied.state.seq).toBe(5)
+    }
+  })
+
   it('takes the GM’s edits: unnumbered while held (with the flags), numbered once released (flags kept)', () => {
     const flag = { kind: 'internal_truth', owner: 'Bob', excerpt: 'x' }
     const held = makeOutcome({ id: 'h', seq: 2, held: true, flags: [flag] })

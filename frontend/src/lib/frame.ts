@@ -216,6 +216,10 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
       const next = { ...known, ...msg.outcome }
       return done({ outcomes: state.outcomes.map((o) => (o.id === next.id ? next : o)) })
     }
+    case 'frame.rewound':
+    case 'frame.restored':
+      // The GM rewound the story (or restored a rewind): what was read may be gone or back. Re-read.
+      return done({}, true)
     case 'outcome.discarded':
       // The GM regenerates a held outcome: its placeholder goes; its pass runs again.
       return done({ outcomes: state.outcomes.filter((o) => o.id !== msg.outcome) })

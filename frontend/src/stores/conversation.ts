@@ -7,7 +7,7 @@ import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
 import * as api from '@/api/productions'
 import { ApiError } from '@/api/http'
-import type { DraftMessage, ProductionDetail, RewindAnswer, ServerMessage, Turn } from '@/api/types'
+import type { DraftMessage, ProductionDetail, ProductionRewindAnswer, ServerMessage, Turn } from '@/api/types'
 import { childrenMap, countBelow, descendants, otherBranches, siblingLeaf, visiblePath, type PathEntry } from '@/lib/branches'
 import {
   applyMessage,
@@ -252,7 +252,7 @@ export const useConversationStore = defineStore('conversation', () => {
     })
 
   /** What rewinding to `turn` would undo (a dry run); null when refused (said in a toast). */
-  async function previewRewind(turn: Turn): Promise<RewindAnswer | null> {
+  async function previewRewind(turn: Turn): Promise<ProductionRewindAnswer | null> {
     try {
       return await api.rewind(pid(), turn.id, true)
     } catch (e) {

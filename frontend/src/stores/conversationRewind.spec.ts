@@ -1,7 +1,7 @@
 import { createPinia, setActivePinia } from 'pinia'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import * as api from '@/api/productions'
-import type { RewindAnswer, ServerMessage, Turn } from '@/api/types'
+import type { ProductionRewindAnswer, ServerMessage, Turn } from '@/api/types'
 import { makeDetail, makeTurn } from '@/test/factories'
 import { useConversationStore } from './conversation'
 
@@ -25,7 +25,7 @@ function turns(): Turn[] {
   ]
 }
 
-function plan(dryRun: boolean): RewindAnswer {
+function plan(dryRun: boolean): ProductionRewindAnswer {
   return {
     to: 't1',
     dry_run: dryRun,

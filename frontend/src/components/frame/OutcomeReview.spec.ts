@@ -79,3 +79,18 @@ describe('a held outcome', () => {
     expect(w.find(q('outcome-edit-form')).exists()).toBe(false)
   })
 })
+
+describe('rewind and regenerate from an outcome', () => {
+  it('asks the page for the dry run’s dialog: rewind any outcome, regenerate a character’s', async () => {
+    const read = makeOutcome({ id: 'o5', seq: 9 })
+    const w = mountAs(read, true)
+    expect(w.find(q('outcome-rewind')).text()).toBe('Rewind to here')
+    await w.find(q('outcome-rewind')).trigger('click')
+    await w.find(q('outcome-regenerate-edit')).trigger('click')
+    expect(w.emitted('rewind')).toEqual([[read, 2]])
+    expect(w.emitted('regenerate')).toEqual([[read, 2]])
+    // The GM's own narration is edited, not regenerated; a player has none of these tools.
+    expect(mountAs({ ...read, seat: null }, true).find(q('outcome-regenerate-edit')).exists()).toBe(false)
+    expect(mountAs(read, false).find(q('outcome-rewind')).exists()).toBe(false)
+  })
+})
