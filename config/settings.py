@@ -325,6 +325,10 @@ LMIX_MEDIUM_BONES_ATTEMPTS = int(os.environ.get("LMIX_MEDIUM_BONES_ATTEMPTS", "3
 # After each outcome, a queued state pass updates its witnesses' relationships, mood,
 # learned facts and memories (synthesis/state/): one model call per outcome.
 LMIX_STATE_PASSES = _env_bool("LMIX_STATE_PASSES", True)
+# Scenes (synthesis/scenes/): an outcome after this long without one opens a new scene
+# (0: never); prompts carry the summaries of this many older scenes.
+LMIX_SCENE_PAUSE_MINUTES = float(os.environ.get("LMIX_SCENE_PAUSE_MINUTES", "30"))
+LMIX_SCENE_SUMMARIES_CONTEXT = int(os.environ.get("LMIX_SCENE_SUMMARIES_CONTEXT", "3"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["lmix.authentication.SessionAuthentication"],

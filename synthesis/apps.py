@@ -16,6 +16,7 @@ class SynthesisConfig(AppConfig):
             usage,  # names the frames that use an authoring object
         )
         from .medium import shaping  # noqa: F401 (registers the skills and world components)
+        from .scenes import components  # noqa: F401 (registers the older scenes' components)
 
         # The shipped platform skills, into the database whenever `migrate` (or a test
         # database's flush) has run.

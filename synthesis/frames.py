@@ -42,6 +42,7 @@ from .models import (
     TalkKind,
     new_invite_code,
 )
+from .scenes.services import scene_first
 from .talk import talk_notice
 
 MAX_TEMPO = 100.0
@@ -94,6 +95,7 @@ def frame_create(
         soft_model=soft_model,
         medium_model=medium_model,
     )
+    scene_first(frame=frame)
     Seat.objects.bulk_create(
         [
             Seat(frame=frame, persona_id=member.persona_id, position=position)
