@@ -82,7 +82,16 @@ def _run(scene: Scene, tries: list[dict[str, Any]]) -> None:
             frame=frame, seq__gt=scene.opened_seq, seq__lte=scene.closed_seq, held=False
         ).order_by("-seq")[:OUTCOMES_MAX]
     )[::-1]
-    public = _call(scene, seats, labels, outcomes, None, tries)
+    # Public: what every character present saw (a shared prompt reads it for anyone).
+    everyone = {str(s.pk) for s in seats}
+    public = _call(
+        scene,
+        seats,
+        labels,
+        [o for o in outcomes if everyone <= set(o.witnesses or [])],
+        None,
+        tries,
+    )
     own: dict[Seat, CharacterSummary] = {}
     for seat in seats:
         seen = [o for o in outcomes if str(seat.pk) in (o.witnesses or [])]

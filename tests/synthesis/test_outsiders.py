@@ -13,6 +13,7 @@ from django.urls import resolve
 
 from synthesis import urls as synthesis_urls
 from synthesis.models import Content, Frame, Liquid, Outcome, Pass, Seat, TableTalk, Window
+from synthesis.scenes.models import Scene as PlayScene
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene
@@ -39,6 +40,13 @@ ENDPOINTS = {
     ("frame-resume", "post"): ("/api/frames/{frame}/resume", "frame", None),
     ("frame-close", "post"): ("/api/frames/{frame}/close", "frame", {"epilogue": True}),
     ("frame-epilogue", "get"): ("/api/frames/{frame}/epilogue", "frame", None),
+    ("frame-scenes", "get"): ("/api/frames/{frame}/scenes", "frame", None),
+    ("frame-scene-close", "post"): (
+        "/api/frames/{frame}/scenes/close",
+        "frame",
+        {"title": "OUTSIDER-SCENE"},
+    ),
+    ("frame-scene-retry", "post"): ("/api/frames/{frame}/scenes/1/retry", "frame", None),
     ("frame-advance", "post"): ("/api/frames/{frame}/advance", "frame", None),
     ("frame-passes", "get"): ("/api/frames/{frame}/passes", "frame", None),
     ("frame-budget", "get"): ("/api/frames/{frame}/budget", "frame", None),
@@ -164,6 +172,9 @@ class Table(Scene):
             ),
             "talk": TableTalk.objects.filter(frame=frame).count(),
             "content": Content.objects.filter(frame=frame).count(),
+            "scenes": sorted(
+                PlayScene.objects.filter(frame=frame).values_list("number", "status", "title")
+            ),
         }
 
 
