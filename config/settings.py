@@ -367,6 +367,8 @@ SPECTACULAR_SETTINGS = {
         "PassKind": "synthesis.models.PassKind",
         "PassStatus": "synthesis.models.PassStatus",
         "NarrativeStatus": "synthesis.models.NarrativeStatus",
+        "SceneStatus": "synthesis.scenes.models.SceneStatus",
+        "SummaryStatus": "synthesis.scenes.models.SummaryStatus",
         "TurnStatus": "productions.models.TurnStatus",
         "SpeakerKind": "productions.models.SpeakerKind",
         "LoreLayer": "authoring.models.LoreLayer",
