@@ -37,12 +37,12 @@ from .models import (
     Liquid,
     LiquidStatus,
     LiquidVisibility,
+    Scene,
     Seat,
     SeatController,
     TalkKind,
     new_invite_code,
 )
-from .scenes.services import scene_first
 from .talk import talk_notice
 
 MAX_TEMPO = 100.0
@@ -95,7 +95,7 @@ def frame_create(
         soft_model=soft_model,
         medium_model=medium_model,
     )
-    scene_first(frame=frame)
+    Scene.objects.create(frame=frame, number=1)  # its first scene opens with it (scenes/)
     Seat.objects.bulk_create(
         [
             Seat(frame=frame, persona_id=member.persona_id, position=position)

@@ -657,7 +657,7 @@ class Content(models.Model):
 
 
 # Character state's records live in their own module; importing them here registers them.
-from .scenes.models import Scene, SceneReason, SceneStatus, SceneSummary, SummaryStatus  # noqa: E402, F401, I001
+from .scene_models import Scene, SceneReason, SceneStatus, SceneSummary, SummaryStatus  # noqa: E402, F401, I001
 from .state_models import (  # noqa: E402, F401
     DeltaKind,
     Edge,

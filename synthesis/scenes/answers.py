@@ -5,7 +5,7 @@ from pydantic import Field
 from lmix.realtime.wire import Body, Uuid, optional
 
 from ..event_types import SceneBody
-from .models import TITLE_MAX
+from ..scene_models import TITLE_MAX
 
 
 class SceneSummaryBody(Body):

@@ -11,8 +11,8 @@ from lmix.answers import answer
 
 from ..apis import _gm_access
 from ..frame_selectors import frame_access_or_404
+from ..scene_models import TITLE_MAX, SceneReason
 from .answers import TITLE_HELP, SceneClosed, SceneItem, SceneList
-from .models import TITLE_MAX, SceneReason
 from .run import scene_summary_retry
 from .selectors import scene_list
 from .services import scene_body, scene_close

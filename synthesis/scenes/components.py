@@ -12,7 +12,7 @@ from lmix.prepared import Param, Prepared
 
 from ..medium.components import Component, component_register, loaded
 from ..medium.context import MediumContext, flat
-from .models import Scene, SceneSummary, SummaryStatus
+from ..scene_models import Scene, SceneSummary, SummaryStatus
 from .schema import SUMMARY_MAX
 
 OWN_SUMMARIES = Prepared(

@@ -28,8 +28,8 @@ from ..medium.context import flat, seat_labels
 from ..medium.prompts import fit_messages, outcome_lines, public_character, result_act, template
 from ..medium.run import medium_model
 from ..models import Frame, Outcome, Seat
+from ..scene_models import Scene, SceneSummary, SummaryStatus
 from ..state_models import AFFINITY_START, TRUST_START, Edge
-from .models import Scene, SceneSummary, SummaryStatus
 from .schema import EDGE_SUMMARY_MAX, SUMMARY_MAX, CharacterSummary, PublicSummary, SummaryScene
 
 logger = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ from typing import Any
 
 from ..frame_selectors import FrameAccess, seats_for_prompts
 from ..medium.context import seat_labels
-from .models import Scene, SceneSummary
+from ..scene_models import Scene, SceneSummary
 from .services import scene_body, scene_current
 
 

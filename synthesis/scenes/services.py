@@ -1,10 +1,10 @@
-"""Opening and closing scenes. A frame's first scene opens with it (`scene_current` opens
-it for a frame older than scenes); a scene closes by the GM's button (`scene_close`), or
-when an outcome states a new place or comes after a long pause (`scene_after_outcome`,
-queued after the outcome: never on its way). Closing is cheap and under the frame's lock:
-the scene's `closed_seq` is fixed, the next scene opens, the frame's `scene_seq` moves (so
-gather keeps the closed scene's outcomes out of prompts), and the summaries are queued
-(run.py) after commit."""
+"""Opening and closing scenes. A frame's first scene opens with it (frames.py::frame_create;
+`scene_current` opens it for a frame older than scenes); a scene closes by the GM's button
+(`scene_close`), or when an outcome states a new place or comes after a long pause
+(`scene_after_outcome`, queued after the outcome: never on its way). Closing is cheap and
+under the frame's lock: the scene's `closed_seq` is fixed, the next scene opens, the
+frame's `scene_seq` moves (so gather keeps the closed scene's outcomes out of prompts), and
+the summaries are queued (run.py) after commit."""
 
 from datetime import timedelta
 
@@ -17,7 +17,7 @@ from lmix.errors import ApplicationError
 from ..event_types import SceneEvent
 from ..frame_events import lock_frame, notify_frame
 from ..models import Frame, FrameStatus, Outcome
-from .models import TITLE_MAX, Scene, SceneReason, SceneStatus, SummaryStatus
+from ..scene_models import TITLE_MAX, Scene, SceneReason, SceneStatus, SummaryStatus
 
 
 def scene_body(scene: Scene) -> dict:
@@ -35,11 +35,6 @@ def scene_body(scene: Scene) -> dict:
         "opened_at": scene.opened_at.isoformat(),
         "closed_at": scene.closed_at.isoformat() if scene.closed_at else None,
     }
-
-
-def scene_first(*, frame: Frame) -> Scene:
-    """Scene 1, opened with the frame (frames.py::frame_create's transaction)."""
-    return Scene.objects.create(frame=frame, number=1, opened_seq=frame.seq)
 
 
 def scene_current(*, frame: Frame) -> Scene:

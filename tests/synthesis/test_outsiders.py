@@ -13,7 +13,7 @@ from django.urls import resolve
 
 from synthesis import urls as synthesis_urls
 from synthesis.models import Content, Frame, Liquid, Outcome, Pass, Seat, TableTalk, Window
-from synthesis.scenes.models import Scene as PlayScene
+from synthesis.scene_models import Scene as PlayScene
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene

@@ -14,10 +14,10 @@ from synthesis import medium
 from synthesis.frame_events import next_seq
 from synthesis.medium.bones import Bones, bones_wire
 from synthesis.models import Liquid, Outcome
+from synthesis.scene_models import Scene as PlayScene
+from synthesis.scene_models import SceneSummary
 from synthesis.scenes import run as scene_run
 from synthesis.scenes import services
-from synthesis.scenes.models import Scene as PlayScene
-from synthesis.scenes.models import SceneSummary
 from synthesis.scenes.run import scene_summary_run
 from synthesis.scenes.services import scene_after_outcome, scene_close
 from synthesis.state_models import Edge
