@@ -31,6 +31,8 @@ def _relationships(ctx: MediumContext, _outcome: object) -> list[str]:
         line = f"- {name}: {level(edge.affinity)} (affinity {edge.affinity}, trust {edge.trust})"
         if edge.knowledge:
             line += "; knows: " + "; ".join(flat(k, 200) for k in edge.knowledge[-3:])
+        if edge.summary:  # as of the last closed scene (synthesis/scenes/run.py)
+            line += f"; {flat(edge.summary, 300)}"
         lines.append(line)
     return lines
 
