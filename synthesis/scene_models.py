@@ -10,6 +10,8 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
+from lmix.lifecycle import lifecycle_move
+
 TITLE_MAX = 120
 
 
@@ -31,6 +33,12 @@ class SummaryStatus(models.TextChoices):
     DONE = "done"
     FAILED = "failed"  # the GM retries it
 
+
+# A scene closes once; the next one opens in its place.
+SCENE_TRANSITIONS: dict[str, set[str]] = {
+    SceneStatus.OPEN: {SceneStatus.CLOSED},
+    SceneStatus.CLOSED: set(),
+}
 
 SUMMARY_TRANSITIONS: dict[str, set[str]] = {
     SummaryStatus.NONE: {SummaryStatus.PENDING},
@@ -77,6 +85,11 @@ class Scene(models.Model):
 
     def __str__(self) -> str:
         return f"scene {self.number}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        """A scene closes (`SCENE_TRANSITIONS`)."""
+        return lifecycle_move(Scene, SCENE_TRANSITIONS, pk, to, **kwargs)
 
     @staticmethod
     def summary_move(pk: object, to: str, *, where: dict | None = None, **fields) -> bool:

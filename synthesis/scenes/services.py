@@ -84,18 +84,15 @@ def scene_close(
         ).exists():
             raise ApplicationError("Nothing has happened in this scene yet.", status_code=409)
         now = timezone.now()
-        scene.status, scene.closed_seq, scene.closed_reason = SceneStatus.CLOSED, closed_seq, reason
-        scene.closed_at, scene.summary_status = now, SummaryStatus.PENDING
-        scene.save(
-            update_fields=[
-                "status",
-                "closed_seq",
-                "closed_reason",
-                "closed_at",
-                "summary_status",
-                "updated_at",
-            ]
+        Scene.move(
+            scene.pk,
+            SceneStatus.CLOSED,
+            closed_seq=closed_seq,
+            closed_reason=reason,
+            closed_at=now,
+            summary_status=SummaryStatus.PENDING,
         )
+        scene.refresh_from_db()
         opened = Scene.objects.create(
             frame=frame,
             number=scene.number + 1,
