@@ -182,6 +182,20 @@ def test_the_bones_answer_may_state_a_place_and_older_answers_still_validate():
     assert Bones.model_validate({"actions_resolved": [], "location": "Docks"}).location == "Docks"
 
 
+def test_a_place_the_bones_state_is_stored_with_the_outcome_flattened(user):
+    from synthesis.medium import bones_apply
+
+    scene = Scene(user)
+    ctx = medium.gather(scene.fire(scene.alice, scene.commit(scene.alice, "I walk out.")))
+    answer = Bones.model_validate(
+        {
+            "actions_resolved": [{"seat": "Alice", "action": "walks out", "result": "success"}],
+            "location": "  The\n  docks ",
+        }
+    )
+    assert bones_apply(answer, ctx).location == "The docks"
+
+
 def test_the_bones_wire_offers_a_place_without_requiring_one(user):
     scene = Scene(user)
     ctx = medium.gather(scene.fire(scene.alice, scene.commit(scene.alice, "I go.")))
@@ -267,3 +281,37 @@ def test_over_the_budget_the_summary_fails_with_that_reason(user, queued, monkey
     failed = PlayScene.objects.get(frame=scene.frame, number=1)
     assert failed.summary_status == "failed" and "budget" in failed.summary_error
     assert not LLMCall.objects.filter(purpose="synthesis.scene").exists()
+
+
+def test_a_pass_whose_outcome_moves_the_characters_closes_the_scene_through_its_task(
+    user, queued, monkeypatch
+):
+    """The wiring end to end: a medium pass's outcome states a place (the offline narrator
+    told to), its queued check runs, and the second place closes scene 1."""
+    from unittest import mock
+
+    from synthesis import tasks
+    from tests.synthesis.conftest import run
+
+    places = iter(["The harbour", "The Rusty Anchor"])
+    offline = Bones.offline_answer.__func__
+
+    def moving(cls, actions, variant=0):
+        return offline(cls, actions, variant).model_copy(update={"location": next(places)})
+
+    monkeypatch.setattr(Bones, "offline_answer", classmethod(moving))
+    scene = Scene(user)
+    with mock.patch.object(
+        tasks.scene_check_task, "delay", side_effect=lambda oid: tasks.scene_check_task(oid)
+    ):
+        run(scene.fire(scene.alice, scene.commit(scene.alice, "I walk to the pier.")))
+        run(scene.fire(scene.alice, scene.commit(scene.alice, "I go into the tavern.", after=5)))
+    first, second = PlayScene.objects.filter(frame=scene.frame).order_by("number")
+    assert (first.status, first.closed_reason, first.location) == (
+        "closed",
+        "location",
+        "The harbour",
+    )
+    assert (second.status, second.title) == ("open", "The Rusty Anchor")
+    assert Outcome.objects.filter(frame=scene.frame, location="The Rusty Anchor").exists()
+    assert queued == [first.pk]
