@@ -315,3 +315,22 @@ def test_a_pass_whose_outcome_moves_the_characters_closes_the_scene_through_its_
     assert (second.status, second.title) == ("open", "The Rusty Anchor")
     assert Outcome.objects.filter(frame=scene.frame, location="The Rusty Anchor").exists()
     assert queued == [first.pk]
+
+
+def test_the_sweep_sends_a_lost_summary_again_and_fails_a_dead_workers_run(user, monkeypatch):
+    sent: list = []
+    monkeypatch.setattr(services, "scene_summary_enqueue", lambda pk: None)  # lost
+    monkeypatch.setattr(scene_run, "scene_summary_enqueue", sent.append)
+    scene = Scene(user)
+    play(scene, "waves")
+    lost, _ = scene_close(frame=scene.frame, reason="gm")
+    assert scene_run.scene_summaries_sweep() == 0  # not lost yet: its task may be on its way
+    old = lost.updated_at - timedelta(seconds=scene_run.PENDING_AFTER + 1)
+    PlayScene.objects.filter(pk=lost.pk).update(updated_at=old)
+    assert scene_run.scene_summaries_sweep() == 1 and sent == [lost.pk]
+    assert scene_run.scene_summaries_sweep() == 0  # once per interval
+    dead = lost.updated_at - timedelta(seconds=scene_run.STALE_SECONDS + 1)
+    PlayScene.objects.filter(pk=lost.pk).update(summary_status="running", updated_at=dead)
+    scene_run.scene_summaries_sweep()
+    failed = PlayScene.objects.get(pk=lost.pk)
+    assert failed.summary_status == "failed" and "stopped" in failed.summary_error
