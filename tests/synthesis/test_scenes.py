@@ -107,6 +107,8 @@ def test_the_gm_closes_a_scene_and_each_character_summarises_only_what_it_witnes
     # Counted against the frame's budget like every call of its model.
     calls = LLMCall.objects.filter(purpose="synthesis.scene")
     assert calls.count() == 4 and {c.subject for c in calls} == {f"scene:{closed.pk}"}
+    listed = gm.get(f"/api/frames/{scene.frame.pk}/calls").json()["calls"]  # diagnostics
+    assert [c["label"] for c in listed].count("Summarising a scene") == 4
 
     # Events: the scene's public body to everyone; each player's summary to them and the GM.
     kinds = [(g, e["type"]) for g, e in events if e["type"].startswith("scene.")]
