@@ -44,6 +44,7 @@ from .models import (
     SeatController,
     Trigger,
 )
+from .scenes.services import scene_end
 
 logger = logging.getLogger(__name__)
 EPILOGUE_WORDS = 200  # about a minute's reading: a closing, not another chapter
@@ -59,6 +60,7 @@ def frame_close(*, frame: Frame, epilogue: bool = False) -> Frame:
     Raises:
         ApplicationError: the frame is already closed (409).
     """
+    scene_end(frame=frame)  # its last scene closes too, summarised (before `frame.closed`)
     frame = frame_status_set(frame=frame, status=FrameStatus.CLOSED)
     if epilogue:
         epilogues_start(frame=frame)

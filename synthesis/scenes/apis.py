@@ -8,14 +8,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lmix.answers import answer
+from lmix.errors import ApplicationError
 
-from ..apis import _gm_access
-from ..frame_selectors import frame_access_or_404
+from ..frame_selectors import FrameAccess, frame_access_or_404
 from ..scene_models import TITLE_MAX, SceneReason
 from .answers import TITLE_HELP, SceneClosed, SceneItem, SceneList
 from .run import scene_summary_retry
 from .selectors import scene_list
 from .services import scene_body, scene_close
+
+
+def _gm_access(request: Request, frame_id: str) -> FrameAccess:
+    """The GM's access (a player 403, anyone else 404), as synthesis/apis.py's: scenes do
+    not import the frame API (frame_close, there, closes the last scene)."""
+    access = frame_access_or_404(user=request.user, frame_id=frame_id)
+    if not access.is_gm:
+        raise ApplicationError("Only the frame's GM can do that.", status_code=403)
+    return access
 
 
 class SceneCloseSerializer(serializers.Serializer):

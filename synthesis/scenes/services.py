@@ -38,29 +38,36 @@ def scene_body(scene: Scene) -> dict:
 
 
 def scene_current(*, frame: Frame) -> Scene:
-    """The frame's open scene; a frame made before scenes gets its first one now, holding
+    """The frame's newest scene: the open one, until the frame closed for good (its last
+    scene then closed with it). A frame made before scenes gets its first one now, holding
     all its play so far."""
-    scene = Scene.objects.filter(frame=frame, status=SceneStatus.OPEN).first()
+    scene = Scene.objects.filter(frame=frame).order_by("-number").first()
     if scene is not None:
         return scene
     try:
         with transaction.atomic():
             return Scene.objects.create(frame=frame, number=1, opened_seq=0)
     except IntegrityError:  # opened meanwhile by another request
-        return Scene.objects.get(frame=frame, status=SceneStatus.OPEN)
+        return Scene.objects.get(frame=frame, number=1)
 
 
 def scene_close(
-    *, frame: Frame, reason: str, next_title: str = "", upto_seq: int | None = None
-) -> tuple[Scene, Scene]:
-    """Close the frame's open scene and open the next one, titled `next_title`.
+    *,
+    frame: Frame,
+    reason: str,
+    next_title: str = "",
+    upto_seq: int | None = None,
+    last: bool = False,
+) -> tuple[Scene, Scene | None]:
+    """Close the frame's open scene and open the next one, titled `next_title` (none when
+    it is the `last`: the frame is being closed for good).
 
     Args:
         upto_seq: the last outcome seq of the closing scene; the frame's seq (everything so
             far) if not given.
 
     Returns:
-        The closed scene and the new open one.
+        The closed scene and the new open one (None when `last`).
 
     Raises:
         ApplicationError: the frame is closed (409), or the scene holds nothing yet (409).
@@ -93,16 +100,18 @@ def scene_close(
             summary_status=SummaryStatus.PENDING,
         )
         scene.refresh_from_db()
-        opened = Scene.objects.create(
-            frame=frame,
-            number=scene.number + 1,
-            title=title,
-            location=title if reason == SceneReason.LOCATION else "",
-            opened_seq=closed_seq,
-        )
-        Frame.objects.filter(pk=frame.pk).update(scene_seq=closed_seq, scene_at=now)
         notify_frame(frame.pk, SceneEvent, type="scene.closed", scene=scene_body(scene))
-        notify_frame(frame.pk, SceneEvent, type="scene.opened", scene=scene_body(opened))
+        opened = None
+        if not last:  # the last scene stays in the epilogues' prompts (epilogue.py)
+            Frame.objects.filter(pk=frame.pk).update(scene_seq=closed_seq, scene_at=now)
+            opened = Scene.objects.create(
+                frame=frame,
+                number=scene.number + 1,
+                title=title,
+                location=title if reason == SceneReason.LOCATION else "",
+                opened_seq=closed_seq,
+            )
+            notify_frame(frame.pk, SceneEvent, type="scene.opened", scene=scene_body(opened))
         transaction.on_commit(lambda: scene_summary_enqueue(scene.pk))
     return scene, opened
 
@@ -147,6 +156,22 @@ def scene_after_outcome(*, outcome_id: object) -> Scene | None:
     if place.casefold() == scene.location.casefold():
         return None
     return _close_quietly(frame, SceneReason.LOCATION, upto_seq=outcome.seq, title=place)
+
+
+def scene_end(*, frame: Frame) -> Scene | None:
+    """The frame closes for good (epilogue.py::frame_close, in its transaction, before the
+    frame's last event): its open scene closes too, summarised like any other, if anything
+    happened in it.
+
+    Returns:
+        The scene it closed, if any.
+    """
+    try:
+        with transaction.atomic():
+            closed, _ = scene_close(frame=frame, reason=SceneReason.GM, last=True)
+            return closed
+    except ApplicationError:
+        return None
 
 
 def _close_quietly(frame: Frame, reason: str, *, upto_seq: int, title: str) -> Scene | None:

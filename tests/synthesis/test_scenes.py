@@ -336,3 +336,28 @@ def test_the_sweep_sends_a_lost_summary_again_and_fails_a_dead_workers_run(user,
     scene_run.scene_summaries_sweep()
     failed = PlayScene.objects.get(pk=lost.pk)
     assert failed.summary_status == "failed" and "stopped" in failed.summary_error
+
+
+def test_closing_the_frame_for_good_closes_its_last_scene_and_summarises_it(user, queued):
+    scene = Scene(user)
+    play(scene, "blows out the lamp")
+    gm = logged_in_client(user)
+    assert gm.post(f"/api/frames/{scene.frame.pk}/close", {}, format="json").status_code == 200
+    (last,) = PlayScene.objects.filter(frame=scene.frame)
+    assert (last.status, last.closed_reason, last.summary_status) == ("closed", "gm", "pending")
+    assert queued == [last.pk]
+    summarise(queued)
+    scenes = gm.get(f"/api/frames/{scene.frame.pk}/scenes").json()["scenes"]
+    assert [(s["number"], s["status"], len(s["summaries"])) for s in scenes] == [(1, "closed", 3)]
+    again = gm.post(f"/api/frames/{scene.frame.pk}/scenes/close", {}, format="json")
+    assert again.status_code == 409
+
+
+def test_closing_a_frame_where_nothing_happened_leaves_its_scene_as_it_was(user, queued):
+    scene = Scene(user)
+    closing = logged_in_client(user).post(f"/api/frames/{scene.frame.pk}/close", {}, format="json")
+    assert closing.status_code == 200
+    assert list(PlayScene.objects.filter(frame=scene.frame).values_list("status", flat=True)) == [
+        "open"
+    ]
+    assert queued == []
