@@ -28,6 +28,13 @@ describe('scenes in the feed', () => {
     expect(divider?.kind === 'scene' && divider.previous?.number).toBe(1)
   })
 
+  it('ends the feed with the last scene’s summaries once the frame closed it', () => {
+    const rows = withScenes([outcome(1)], [makeScene({ number: 1, status: 'closed', closed_seq: 2 })])
+    expect(keys(rows)).toEqual(['o:1', 's:end'])
+    const end = rows[1]
+    expect(end?.kind === 'scene' && end.scene === null && end.previous?.number).toBe(1)
+  })
+
   it('adds nothing while the frame has one scene', () => {
     expect(keys(withScenes([outcome(1)], [makeScene({ number: 1 })]))).toEqual(['o:1'])
     expect(keys(withScenes([outcome(1)], []))).toEqual(['o:1'])
