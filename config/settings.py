@@ -259,6 +259,7 @@ STREAM_TASKS = [
     "synthesis.tasks.ai_act_task",
     "synthesis.tasks.epilogue_task",
     "synthesis.tasks.state_pass_task",  # a model call after each outcome, never in its way
+    "synthesis.tasks.scene_summary_task",  # a closed scene's summaries (synthesis/scenes/)
     "productions.tasks.turn_generate_task",
     "productions.tasks.draft_generate_task",
 ]
