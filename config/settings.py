@@ -261,6 +261,7 @@ STREAM_TASKS = [
     "synthesis.tasks.state_pass_task",  # a model call after each outcome, never in its way
     "synthesis.tasks.significance_pass_task",  # and one after it, weighing its memories
     "synthesis.tasks.turn_state_pass_task",  # and after each production turn
+    "synthesis.tasks.scene_summary_task",  # a closed scene's summaries (synthesis/scenes/)
     "productions.tasks.turn_generate_task",
     "productions.tasks.draft_generate_task",
 ]
@@ -327,6 +328,10 @@ LMIX_MEDIUM_BONES_ATTEMPTS = int(os.environ.get("LMIX_MEDIUM_BONES_ATTEMPTS", "3
 # After each outcome, a queued state pass updates its witnesses' relationships, mood,
 # learned facts and memories (synthesis/state/): one model call per outcome.
 LMIX_STATE_PASSES = _env_bool("LMIX_STATE_PASSES", True)
+# Scenes (synthesis/scenes/): an outcome after this long without one opens a new scene
+# (0: never); prompts carry the summaries of this many older scenes.
+LMIX_SCENE_PAUSE_MINUTES = float(os.environ.get("LMIX_SCENE_PAUSE_MINUTES", "30"))
+LMIX_SCENE_SUMMARIES_CONTEXT = int(os.environ.get("LMIX_SCENE_SUMMARIES_CONTEXT", "3"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["lmix.authentication.SessionAuthentication"],
@@ -365,6 +370,8 @@ SPECTACULAR_SETTINGS = {
         "PassKind": "synthesis.models.PassKind",
         "PassStatus": "synthesis.models.PassStatus",
         "NarrativeStatus": "synthesis.models.NarrativeStatus",
+        "SceneStatus": "synthesis.scene_models.SceneStatus",
+        "SummaryStatus": "synthesis.scene_models.SummaryStatus",
         "TurnStatus": "productions.models.TurnStatus",
         "SpeakerKind": "productions.models.SpeakerKind",
         "LoreLayer": "authoring.models.LoreLayer",

@@ -16,6 +16,7 @@ class SynthesisConfig(AppConfig):
             usage,  # names the frames that use an authoring object
         )
         from .medium import shaping  # noqa: F401 (registers the skills and world components)
+        from .scenes import components  # noqa: F401 (registers the older scenes' components)
         from .state.productions import hooks_register
 
         hooks_register()  # a production's turns get state passes, its prompts the state

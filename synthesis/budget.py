@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from lmix.llm.meter import meter_read
 
-from .models import Outcome, Pass, Seat, Window, WindowStatus
+from .models import Outcome, Pass, Scene, Seat, Window, WindowStatus
 
 logger = logging.getLogger(__name__)
 # A refusal the sweep repeats every second is logged once per this many seconds.
@@ -119,8 +119,8 @@ def window_work(window: Window) -> Work:
 @lru_cache(maxsize=4096)
 def budget_key_for(subject: str) -> str | None:
     """LMIX_LLM_BUDGET_KEY: the budget a model call on `subject` counts against — a frame's
-    pass ("pass:<id>"), AI seat ("seat:<id>") or outcome's state pass ("outcome:<id>")
-    counts against its frame's. One primary-key
+    pass ("pass:<id>"), AI seat ("seat:<id>"), outcome's state pass ("outcome:<id>") or
+    scene's summaries ("scene:<id>") counts against its frame's. One primary-key
     read, once per subject per process (a pass makes several calls; its frame never
     changes)."""
     kind, _, pk = subject.partition(":")
@@ -128,7 +128,7 @@ def budget_key_for(subject: str) -> str | None:
         pk = uuid.UUID(pk)
     except ValueError:
         return None
-    model = {"pass": Pass, "seat": Seat, "outcome": Outcome}.get(kind)
+    model = {"pass": Pass, "seat": Seat, "outcome": Outcome, "scene": Scene}.get(kind)
     if model is None:
         return None
     frame_id = model.objects.filter(pk=pk).values_list("frame_id", flat=True).first()

@@ -3,8 +3,9 @@ the pass or seat it was made for and the frame's totals (GET /api/frames/{id}/ca
 
 `LLMCall` has no frame column (lmix knows no frames): a frame's calls are the ones whose
 `subject` names one of its passes ("pass:<id>": soft, medium — bones and flesh — and
-epilogue passes), its seats ("seat:<id>": an AI seat's action, synthesis/ai_seats.py) or its
-outcomes ("outcome:<id>": the state pass after an outcome, synthesis/state/run.py).
+epilogue passes), its seats ("seat:<id>": an AI seat's action, synthesis/ai_seats.py), its
+outcomes ("outcome:<id>": the state pass after an outcome, synthesis/state/run.py) or
+scenes ("scene:<id>": a closed scene's summaries, synthesis/scenes/run.py).
 The subjects are computed in SQL from the frame's passes and seats, so a page is one query
 whatever the frame's size, never a list of ids sent back to the database. A new kind of
 frame call must use one of these subjects (the frame's budget, synthesis/budget.py, reads
@@ -18,7 +19,7 @@ from django.db.models.functions import Cast, Concat, Replace, Substr
 
 from lmix.models import LLMCall, Provider
 
-from .models import Frame, Outcome, Pass, Seat
+from .models import Frame, Outcome, Pass, Scene, Seat
 from .state_models import StatePassStatus
 
 CALLS_PAGE = 100  # calls per page; `next_before` asks for the next one
@@ -34,6 +35,7 @@ PURPOSES = {
     "synthesis.state": "Updating the characters' state",
     "synthesis.author": "Adding to the world (author)",
     "synthesis.designer": "Writing a skill (designer)",
+    "synthesis.scene": "Summarising a scene",
 }
 PROVIDERS = dict(Provider.choices)
 
@@ -54,8 +56,12 @@ def frame_calls_query(frame_id: object) -> QuerySet[LLMCall]:
     passes = Pass.objects.filter(frame_id=frame_id).annotate(s=_subject("pass")).values("s")
     seats = Seat.objects.filter(frame_id=frame_id).annotate(s=_subject("seat")).values("s")
     outcomes = Outcome.objects.filter(frame_id=frame_id).annotate(s=_subject("outcome"))
+    scenes = Scene.objects.filter(frame_id=frame_id).annotate(s=_subject("scene")).values("s")
     return LLMCall.objects.filter(
-        Q(subject__in=passes) | Q(subject__in=seats) | Q(subject__in=outcomes.values("s"))
+        Q(subject__in=passes)
+        | Q(subject__in=seats)
+        | Q(subject__in=outcomes.values("s"))
+        | Q(subject__in=scenes)
     )
 
 

@@ -92,3 +92,21 @@ def face_pass_key(pass_id: object) -> str:
 
 def face_pass_enqueue(pass_id: object) -> None:
     enqueue(FACE_PASS, face_pass_key(pass_id), str(pass_id))
+
+
+SCENE_SUMMARY = "synthesis.tasks.scene_summary_task"
+SCENE_CHECK = "synthesis.tasks.scene_check_task"
+
+
+def scene_summary_key(scene_id: object) -> str:
+    return f"scene:{scene_id}"
+
+
+def scene_summary_enqueue(scene_id: object) -> None:
+    """A closed scene's summaries (synthesis/scenes/run.py), on the streams queue."""
+    enqueue(SCENE_SUMMARY, scene_summary_key(scene_id), str(scene_id))
+
+
+def scene_check_enqueue(outcome_id: object) -> None:
+    """Whether the outcome ends its scene (a new place, a long pause): after it is out."""
+    task_named(SCENE_CHECK).delay(str(outcome_id))

@@ -46,6 +46,7 @@ from .models import (
     Skill,
     Trigger,
 )
+from .scenes.services import scene_end
 from .skills.prompting import seat_skills, skill_refs, skills_section
 
 logger = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ def frame_close(*, frame: Frame, epilogue: bool = False) -> Frame:
     Raises:
         ApplicationError: the frame is already closed (409).
     """
+    scene_end(frame=frame)  # its last scene closes too, summarised (before `frame.closed`)
     frame = frame_status_set(frame=frame, status=FrameStatus.CLOSED)
     if epilogue:
         epilogues_start(frame=frame)

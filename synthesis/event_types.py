@@ -432,6 +432,46 @@ class FrameRewound(Event):
     seq: int
 
 
+class SceneBody(Body):
+    """A scene as everyone in the frame reads it: never a summary (the public summary is in
+    `GET /api/frames/{id}/scenes`; a character's own is its player's and the GM's)."""
+
+    id: Uuid
+    number: int
+    title: str
+    location: str
+    opened_seq: int
+    closed_seq: int | None
+    closed_reason: Literal["", "gm", "location", "pause"]
+    status: Literal["open", "closed"]
+    summary_status: Literal["none", "pending", "running", "done", "failed"]
+    opened_at: Stamp
+    closed_at: Stamp | None
+
+
+class SceneEvent(Event):
+    """A scene closed (by the GM, a new place, a long pause) or opened; numbered, public."""
+
+    audiences = ("frame", "spectators")
+    type: Literal["scene.opened", "scene.closed"]
+    scene: SceneBody
+    seq: int
+
+
+class SceneSummarized(Event):
+    """A closed scene's summaries are written: to each seat's player its own character's
+    summary (`summary`), to the GM every one (`summaries`, seat → text); the public
+    summary to both. Unnumbered, like a narrative."""
+
+    audiences = ("seat", "gm")
+    type: Literal["scene.summarized"]
+    scene: Uuid
+    number: int
+    public: str
+    summary: str = optional()
+    summaries: dict[str, str] = optional()
+
+
 FRAME_EVENTS: tuple[type[Event], ...] = (
     OutcomeCreated,
     OutcomeReleased,
@@ -456,6 +496,8 @@ FRAME_EVENTS: tuple[type[Event], ...] = (
     OutcomeFlagged,
     LiquidFlagged,
     StateChanged,
+    SceneEvent,
+    SceneSummarized,
 )
 ALL_EVENTS: tuple[type[Event], ...] = PRODUCTION_EVENTS + FRAME_EVENTS
 

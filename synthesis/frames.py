@@ -37,6 +37,7 @@ from .models import (
     Liquid,
     LiquidStatus,
     LiquidVisibility,
+    Scene,
     Seat,
     SeatController,
     TalkKind,
@@ -96,6 +97,7 @@ def frame_create(
         soft_model=soft_model,
         medium_model=medium_model,
     )
+    Scene.objects.create(frame=frame, number=1)  # its first scene opens with it (scenes/)
     Seat.objects.bulk_create(
         [
             Seat(frame=frame, persona_id=member.persona_id, position=position)

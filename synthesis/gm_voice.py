@@ -11,7 +11,7 @@ from lmix.errors import ApplicationError
 from lmix.text import has_visible_text
 
 from .ai_seats import ai_react
-from .enqueue import state_pass_enqueue
+from .enqueue import scene_check_enqueue, state_pass_enqueue
 from .events import notify_narrative_done, notify_outcome
 from .frame_events import lock_frame, next_seq
 from .frame_selectors import seats_load
@@ -49,6 +49,7 @@ def gm_narrate(*, frame: Frame, text: str) -> Outcome:
     notify_outcome(outcome)
     ai_react(outcome=outcome, frame=frame, seats=seats)
     transaction.on_commit(lambda: state_pass_enqueue(outcome.pk))
+    transaction.on_commit(lambda: scene_check_enqueue(outcome.pk))
     return outcome
 
 

@@ -94,6 +94,10 @@ class Frame(Owned):
     # A structured call backs the word-overlap guard: one more call per outcome with
     # secrets left unflagged, before it reaches anyone (synthesis/guard_opinion.py).
     second_opinion = models.BooleanField(default=False)
+    # The open scene's start (synthesis/scenes/): gather keeps older outcomes and narratives
+    # out of prompts, which carry the older scenes' summaries instead.
+    scene_seq = models.BigIntegerField(default=0)
+    scene_at = models.DateTimeField(null=True, blank=True)
 
     class Meta(Owned.Meta):
         db_table = "productions_frame"  # born in productions/ (migration 0007 moved it)
@@ -441,6 +445,9 @@ class Outcome(models.Model):
     flags = models.JSONField(default=list)  # the secret guard's, for the GM only
     # Flagged in a frame that holds: only the GM reads it until released (docs/synthesis.md).
     held = models.BooleanField(default=False)
+    # Where the characters are after it, if the outcome moved them (the bones' `location`):
+    # a new place closes the scene (synthesis/scenes/services.py::scene_after_outcome).
+    location = models.CharField(max_length=120, blank=True, default="")
     released_at = models.DateTimeField(null=True, blank=True)
     released_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -675,6 +682,7 @@ class Content(models.Model):
 
 
 # Character state's records live in their own module; importing them here registers them.
+from .scene_models import Scene, SceneReason, SceneStatus, SceneSummary, SummaryStatus  # noqa: E402, F401, I001
 from .state_models import (  # noqa: E402, F401
     DeltaKind,
     Edge,

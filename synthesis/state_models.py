@@ -121,6 +121,9 @@ class Edge(models.Model):
         "synthesis.Outcome", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     last_interaction_at = models.DateTimeField(null=True, blank=True)
+    # How the source sees the target, in a sentence, as of the last closed scene (written
+    # by the scene's summary pass: synthesis/scenes/run.py); the source's alone.
+    summary = models.TextField(blank=True, default="")
 
     class Meta:
         ordering = ["source", "target"]

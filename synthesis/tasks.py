@@ -10,11 +10,20 @@ from celery import shared_task
 from lmix.realtime.queued import started
 
 from .ai_seats import ai_act
-from .enqueue import epilogue_key, face_pass_key, flesh_key, medium_key, soft_key
+from .enqueue import (
+    epilogue_key,
+    face_pass_key,
+    flesh_key,
+    medium_key,
+    scene_summary_key,
+    soft_key,
+)
 from .epilogue import epilogue_run, epilogues_sweep
 from .faces.run import face_pass_run, faces_sweep
 from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
+from .scenes.run import scene_summaries_sweep, scene_summary_run
+from .scenes.services import scene_after_outcome
 from .soft import soft_pass_run, soft_passes_sweep
 from .state.productions import turn_state_pass_run
 from .state.run import state_pass_run
@@ -60,6 +69,7 @@ def frames_sweep_task() -> None:
     passes_sweep()
     epilogues_sweep()
     faces_sweep()
+    scene_summaries_sweep()
 
 
 @shared_task(ignore_result=True)
@@ -97,3 +107,16 @@ def face_pass_task(pass_id: str) -> None:
     """An author's content entry or a designer's skill, from their committed writing."""
     started(face_pass_key(pass_id))
     face_pass_run(pass_id=pass_id)
+
+
+@shared_task(ignore_result=True)
+def scene_summary_task(scene_id: str) -> None:
+    """A closed scene's summaries: each character's own, the public one, edge summaries."""
+    started(scene_summary_key(scene_id))
+    scene_summary_run(scene_id=scene_id)
+
+
+@shared_task(ignore_result=True)
+def scene_check_task(outcome_id: str) -> None:
+    """Whether an outcome closes its scene (a new place, a long pause)."""
+    scene_after_outcome(outcome_id=outcome_id)

@@ -15,6 +15,7 @@ from . import (
     rewind_api,
     sheet_api,
 )
+from .scenes import apis as scene_apis
 from .skills import apis as skill_apis
 
 
@@ -78,6 +79,17 @@ urlpatterns = [
         for action, status in [("pause", "paused"), ("resume", "open")]
     ],
     re_path(rf"^frames/{FRAME}/close/?$", apis.FrameCloseApi.as_view(), name="frame-close"),
+    re_path(rf"^frames/{FRAME}/scenes/?$", scene_apis.SceneListApi.as_view(), name="frame-scenes"),
+    re_path(
+        rf"^frames/{FRAME}/scenes/close/?$",
+        scene_apis.SceneCloseApi.as_view(),
+        name="frame-scene-close",
+    ),
+    re_path(
+        rf"^frames/{FRAME}/scenes/(?P<number>[0-9]{{1,6}})/retry/?$",
+        scene_apis.SceneRetryApi.as_view(),
+        name="frame-scene-retry",
+    ),
     re_path(
         rf"^frames/{FRAME}/epilogue/?$", apis.FrameEpilogueApi.as_view(), name="frame-epilogue"
     ),

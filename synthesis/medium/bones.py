@@ -27,7 +27,7 @@ from lmix.llm.client import llm_structured
 from lmix.models import LLMModel
 from synthesis.frame_events import lock_frame, next_seq
 
-from ..enqueue import state_pass_enqueue
+from ..enqueue import scene_check_enqueue, state_pass_enqueue
 from ..events import notify_outcome
 from ..guard import seat_secrets, secret_flags
 from ..guard_opinion import (
@@ -54,6 +54,7 @@ from .shaping import prompt_skills, skill_refs
 logger = logging.getLogger(__name__)
 Result = Literal["success", "partial", "failure", "interrupted"]
 FACTS_MAX = 12
+LOCATION_MAX = 120
 
 
 class ResolvedAction(BaseModel):
@@ -87,6 +88,10 @@ class Bones(BaseModel):
     actions_resolved: list[ResolvedAction]
     world_facts: list[str] = Field(default_factory=list)
     interrupts: list[InterruptTarget] = Field(default_factory=list)
+    # Optional (older answers have none): a new place closes the scene (synthesis/scenes/).
+    location: str = Field(
+        default="", description="Where the characters now are, only if they moved; else empty."
+    )
 
     @classmethod
     def offline_answer(cls, actions: Sequence[Action], variant: int = 0) -> Self:
@@ -114,6 +119,7 @@ class Draft:
     interrupts: list[dict]
     witnesses: list[str]
     liquid_ids: list[str]
+    location: str = ""
 
 
 def _key(text: str) -> str:
@@ -190,6 +196,7 @@ def bones_apply(bones: Bones, ctx: MediumContext) -> Draft:
         interrupts=interrupts,
         witnesses=[str(pk) for pk in present + sorted(involved - set(present), key=str)],
         liquid_ids=[str(a.liquid_id) for a in ctx.to_resolve if a.seat_id in resolved_seats],
+        location=flat(bones.location, LOCATION_MAX),
     )
 
 
@@ -281,6 +288,7 @@ def bones_wire(ctx: MediumContext) -> dict:
                 "maxItems": len(entries),
             },
             "world_facts": {"type": "array", "items": {"type": "string"}, "maxItems": FACTS_MAX},
+            "location": {"type": "string", "maxLength": LOCATION_MAX},
             "interrupts": {
                 "type": "array",
                 "items": interrupt,
@@ -454,6 +462,7 @@ def _said(draft: Draft) -> list[str]:
         *(entry["action"] for entry in draft.actions_resolved),
         *draft.world_facts,
         *(entry["reason"] for entry in draft.interrupts),
+        draft.location,
     ]
 
 
@@ -533,6 +542,7 @@ def _store(
             interrupts=draft.interrupts,
             witnesses=draft.witnesses,
             liquid_ids=draft.liquid_ids,
+            location=draft.location,
             flags=flags,
             # In a frame that holds: only the GM reads it until released (docs/synthesis.md).
             held=bool(flags) and ctx.frame.leak_guard == LeakGuard.HOLD,
@@ -596,3 +606,4 @@ def outcome_reactions(outcome: Outcome, *, frame: Frame, seats: list[Seat]) -> N
     # witnesses' state pass (queued: synthesis/state/run.py).
     transaction.on_commit(lambda: ai_react(outcome=outcome, frame=frame, seats=seats))
     transaction.on_commit(lambda: state_pass_enqueue(outcome.pk))
+    transaction.on_commit(lambda: scene_check_enqueue(outcome.pk))

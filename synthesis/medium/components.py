@@ -100,22 +100,41 @@ def section_titles() -> dict[str, str]:
 BONES = PassKind(
     "bones",
     "bones.txt",
-    ("skills", "world", "earlier_outcomes", "under_way"),
-    ("earlier_outcomes", "under_way", "world"),
+    ("skills", "world", "earlier_scenes", "earlier_outcomes", "under_way"),
+    ("earlier_scenes", "earlier_outcomes", "under_way", "world"),
     public=True,
 )
 FLESH = PassKind(
     "flesh",
     "flesh.txt",
-    ("own_skills", "world", "recent", "memories", "relationships", "mood", "outcomes", "pending"),
-    ("recent", "memories", "pending", "world", "outcomes", "relationships", "mood"),
+    (
+        "own_skills",
+        "world",
+        "scene_summaries",
+        "recent",
+        "memories",
+        "relationships",
+        "mood",
+        "outcomes",
+        "pending",
+    ),
+    (
+        "scene_summaries",
+        "recent",
+        "memories",
+        "pending",
+        "world",
+        "outcomes",
+        "relationships",
+        "mood",
+    ),
     public=False,
 )
 FLESH_SHARED = PassKind(
     "flesh_shared",
     "flesh_shared.txt",
-    ("narrative_skills", "world", "story", "outcomes", "pending"),
-    ("story", "pending", "world", "outcomes"),
+    ("narrative_skills", "world", "earlier_scenes", "story", "outcomes", "pending"),
+    ("earlier_scenes", "story", "pending", "world", "outcomes"),
     public=True,
 )
 

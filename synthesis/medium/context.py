@@ -271,6 +271,13 @@ def gather(pass_: Pass, *, frame: Frame | None = None, flesh: bool = False) -> M
         narrated_at=newest_first[0].created_at if newest_first else None,
         must={*resolved_before.values(), *_seq_of(interrupt_outcome)},
     )
+    # Older scenes reach the prompt as their summaries (synthesis/scenes/components.py),
+    # not as their outcomes and narratives, but for what this pass must resolve.
+    must = {*resolved_before.values(), *_seq_of(interrupt_outcome)}
+    outcomes = [o for o in outcomes if o.seq > frame.scene_seq or o.seq in must]
+    recent = [
+        n for n in newest_first[:keep] if frame.scene_at is None or n.created_at >= frame.scene_at
+    ]
     production = frame.production
     return MediumContext(
         pass_=pass_,
@@ -293,7 +300,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None, flesh: bool = False) -> M
             world=production.world,
             scenario=production.scenario,
         ),
-        recent=newest_first[:keep][::-1],
+        recent=recent[::-1],
         interrupt_outcome=interrupt_outcome,
         interrupt_reason=(
             flat(pass_.interrupt.get("reason", "")) if pass_.trigger == Trigger.INTERRUPT else ""

@@ -63,7 +63,10 @@ def relationship_lines(edges: Iterable[Edge], labels: Mapping) -> list[str]:
         name = labels.get(edge.target_id)
         if name is None:  # a seat no longer in the frame
             continue
-        lines.append(edge_line(name, edge.affinity, edge.trust, edge.knowledge))
+        line = edge_line(name, edge.affinity, edge.trust, edge.knowledge)
+        if edge.summary:  # as of the last closed scene (synthesis/scenes/run.py)
+            line += f"; {flat(edge.summary, 300)}"
+        lines.append(line)
     return lines
 
 

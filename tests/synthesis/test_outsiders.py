@@ -24,6 +24,7 @@ from synthesis.models import (
     TableTalk,
     Window,
 )
+from synthesis.scene_models import Scene as PlayScene
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene
@@ -60,6 +61,13 @@ ENDPOINTS = {
     ("frame-resume", "post"): ("/api/frames/{frame}/resume", "frame", None),
     ("frame-close", "post"): ("/api/frames/{frame}/close", "frame", {"epilogue": True}),
     ("frame-epilogue", "get"): ("/api/frames/{frame}/epilogue", "frame", None),
+    ("frame-scenes", "get"): ("/api/frames/{frame}/scenes", "frame", None),
+    ("frame-scene-close", "post"): (
+        "/api/frames/{frame}/scenes/close",
+        "frame",
+        {"title": "OUTSIDER-SCENE"},
+    ),
+    ("frame-scene-retry", "post"): ("/api/frames/{frame}/scenes/1/retry", "frame", None),
     ("frame-advance", "post"): ("/api/frames/{frame}/advance", "frame", None),
     ("frame-passes", "get"): ("/api/frames/{frame}/passes", "frame", None),
     ("frame-budget", "get"): ("/api/frames/{frame}/budget", "frame", None),
@@ -204,6 +212,9 @@ class Table(Scene):
             ),
             "deltas": StateDelta.objects.filter(frame=frame).count(),
             "content": Content.objects.filter(frame=frame).count(),
+            "scenes": sorted(
+                PlayScene.objects.filter(frame=frame).values_list("number", "status", "title")
+            ),
         }
 
 

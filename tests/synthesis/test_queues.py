@@ -43,6 +43,7 @@ def test_model_streams_have_a_queue_of_their_own():
         "synthesis.tasks.flesh_task",
         "synthesis.tasks.ai_act_task",
         "synthesis.tasks.state_pass_task",
+        "synthesis.tasks.scene_summary_task",
         "productions.tasks.turn_generate_task",
         "productions.tasks.draft_generate_task",
     }
@@ -51,6 +52,7 @@ def test_model_streams_have_a_queue_of_their_own():
         "synthesis.tasks.soft_pass_task",
         "synthesis.tasks.window_fire_task",
         "synthesis.tasks.frames_sweep_task",
+        "synthesis.tasks.scene_check_task",
         "productions.tasks.turns_sweep_task",
     }
     assert {queue_of(name) for name in streams} == {"streams"}

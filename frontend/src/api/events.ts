@@ -37,6 +37,8 @@ export type FrameMessage =
   | OutcomeFlagged
   | LiquidFlagged
   | StateChanged
+  | SceneEvent
+  | SceneSummarized
 
 export interface TurnEvent {
   type: 'turn.created' | 'turn.done' | 'turn.failed' | 'turn.edited'
@@ -517,4 +519,44 @@ export interface LiquidFlagged {
 export interface StateChanged {
   type: 'state.changed'
   seat: string
+}
+/**
+ * A scene closed (by the GM, a new place, a long pause) or opened; numbered, public.
+ */
+export interface SceneEvent {
+  type: 'scene.opened' | 'scene.closed'
+  scene: SceneBody
+  seq: number
+}
+/**
+ * A scene as everyone in the frame reads it: never a summary (the public summary is in
+ * `GET /api/frames/{id}/scenes`; a character's own is its player's and the GM's).
+ */
+export interface SceneBody {
+  id: string
+  number: number
+  title: string
+  location: string
+  opened_seq: number
+  closed_seq: number | null
+  closed_reason: '' | 'gm' | 'location' | 'pause'
+  status: 'open' | 'closed'
+  summary_status: 'none' | 'pending' | 'running' | 'done' | 'failed'
+  opened_at: string
+  closed_at: string | null
+}
+/**
+ * A closed scene's summaries are written: to each seat's player its own character's
+ * summary (`summary`), to the GM every one (`summaries`, seat → text); the public
+ * summary to both. Unnumbered, like a narrative.
+ */
+export interface SceneSummarized {
+  type: 'scene.summarized'
+  scene: string
+  number: number
+  public: string
+  summary?: string
+  summaries?: {
+    [k: string]: string
+  }
 }

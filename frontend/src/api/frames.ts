@@ -3,6 +3,9 @@ import { http } from './http'
 import type {
   CharacterSheet,
   EpilogueView,
+  SceneClosed,
+  SceneItem,
+  SceneList,
   Face,
   FrameBan,
   FrameCreateInput,
@@ -106,6 +109,13 @@ export const controlFrame = (id: string, action: FrameControl, body?: { epilogue
 
 /** A closed scene's epilogues I may read (the GM's: all) and where their writing stands. */
 export const getEpilogue = (id: string) => http.get<EpilogueView>(`${one(id)}/epilogue`)
+
+/** The frame's scenes, oldest first, with the public summaries and my own character's (the GM's: all). */
+export const getScenes = (id: string) => http.get<SceneList>(`${one(id)}/scenes`)
+/** GM: close the scene now and open the next, titled `title` if given (409: nothing happened yet). */
+export const closeScene = (id: string, title = '') => http.post<SceneClosed>(`${one(id)}/scenes/close`, { title })
+/** GM: write a scene's failed summaries again. */
+export const retryScene = (id: string, number: number) => http.post<SceneItem>(`${one(id)}/scenes/${number}/retry`)
 
 /** Every AI seat with nothing pending acts once (the only way an all-AI frame moves). */
 export const advanceFrame = (id: string) => http.post<{ acting_seats: string[] }>(`${one(id)}/advance`)

@@ -640,6 +640,63 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/frames/{frame_id}/scenes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The frame's scenes, oldest first, with the public summaries and your own
+         *     character's (the GM: every character's).
+         */
+        get: operations["frames_scenes_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/scenes/{number}/retry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description GM: write a scene's failed summaries again. */
+        post: operations["frames_scenes_retry_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/scenes/close/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: close the scene now and open the next (titled `title`, if given); each
+         *     character's summary of it is written in the background (`scene.summarized`).
+         */
+        post: operations["frames_scenes_close_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/frames/{frame_id}/seats/{seat_id}/": {
         parameters: {
             query?: never;
@@ -1670,6 +1727,8 @@ export type components = {
              */
             avatar: string;
         };
+        /** @enum {unknown} */
+        BlankEnum: "";
         /** @description A character card as exported (its `data` follows the spec it names). */
         Card: {
             spec: components["schemas"]["SpecEnum"];
@@ -1750,6 +1809,8 @@ export type components = {
             groups: components["schemas"]["SheetGroup"][];
             others: components["schemas"]["SheetOther"][];
         };
+        /** @enum {string} */
+        ClosedReasonEnum: "gm" | "location" | "pause";
         /**
          * ContentBody
          * @description World content of the frame (synthesis/content.py): everyone at the table reads it.
@@ -3069,6 +3130,72 @@ export type components = {
             description: string;
         };
         /**
+         * SceneBody
+         * @description A scene as everyone in the frame reads it: never a summary (the public summary is in
+         *     `GET /api/frames/{id}/scenes`; a character's own is its player's and the GM's).
+         */
+        SceneBody: {
+            id: string;
+            number: number;
+            title: string;
+            location: string;
+            opened_seq: number;
+            closed_seq: number | null;
+            closed_reason: components["schemas"]["ClosedReasonEnum"] | components["schemas"]["BlankEnum"];
+            status: components["schemas"]["SceneStatus"];
+            summary_status: components["schemas"]["SummaryStatus"];
+            opened_at: string;
+            closed_at: string | null;
+        };
+        SceneCloseRequest: {
+            /**
+             * @description The next scene's title (at most 120 characters), if any.
+             * @default
+             */
+            title?: string;
+        };
+        /** SceneClosed */
+        SceneClosed: {
+            closed: components["schemas"]["SceneBody"];
+            opened: components["schemas"]["SceneBody"];
+        };
+        /**
+         * SceneItem
+         * @description A scene, with the summaries the caller may read: the public one (everyone's), and
+         *     the characters' own (a player: their own character's; the GM: every one).
+         */
+        SceneItem: {
+            id: string;
+            number: number;
+            title: string;
+            location: string;
+            opened_seq: number;
+            closed_seq: number | null;
+            closed_reason: components["schemas"]["ClosedReasonEnum"] | components["schemas"]["BlankEnum"];
+            status: components["schemas"]["SceneStatus"];
+            summary_status: components["schemas"]["SummaryStatus"];
+            opened_at: string;
+            closed_at: string | null;
+            /** @description The public summary, once written; else empty. */
+            summary: string;
+            summaries: components["schemas"]["SceneSummaryBody"][];
+            /** @default null */
+            summary_error?: string;
+        };
+        /** SceneList */
+        SceneList: {
+            scenes: components["schemas"]["SceneItem"][];
+        };
+        /** @enum {string} */
+        SceneStatus: "open" | "closed";
+        /** SceneSummaryBody */
+        SceneSummaryBody: {
+            seat: string;
+            /** @description The character, by the name everyone knows. */
+            name: string;
+            text: string;
+        };
+        /**
          * SeatBody
          * @description A seat as everyone in the frame may read it.
          */
@@ -3289,6 +3416,8 @@ export type components = {
                 [key: string]: number;
             };
         };
+        /** @enum {string} */
+        SummaryStatus: "none" | "pending" | "running" | "done" | "failed";
         /**
          * TalkBody
          * @description A table-talk row. `say`: `author` said `text`. A notice (`join`, `leave`, `kick`)
@@ -4424,6 +4553,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RewindAnswer"];
+                };
+            };
+        };
+    };
+    frames_scenes_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SceneList"];
+                };
+            };
+        };
+    };
+    frames_scenes_retry_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SceneItem"];
+                };
+            };
+        };
+    };
+    frames_scenes_close_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SceneCloseRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SceneClosed"];
                 };
             };
         };

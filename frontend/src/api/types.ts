@@ -133,6 +133,10 @@ export type SeatController = Schemas['SeatController']
 export type FrameSummary = Schemas['FrameSummary']
 /** GET /api/frames/{id}/epilogue: a closed scene's epilogues I may read, and where their writing stands. */
 export type EpilogueView = Schemas['EpilogueView']
+/** GET /api/frames/{id}/scenes: the frame's scenes, with the summaries I may read. */
+export type SceneList = Schemas['SceneList']
+export type SceneItem = Schemas['SceneItem']
+export type SceneClosed = Schemas['SceneClosed']
 export type Epilogue = Schemas['EpilogueBody']
 /** A seat as everyone in the frame reads it (`name` is the persona's public name). */
 export type Seat = Schemas['SeatBody']

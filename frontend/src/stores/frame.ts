@@ -7,7 +7,7 @@ import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
-import type { ContentEntry, Face, FrameMessage, FrameUpdateInput, FrameWindow, Liquid, PassInfo, Seat, SeatUpdateInput } from '@/api/types'
+import type { ContentEntry, Face, FrameMessage, FrameUpdateInput, FrameWindow, Liquid, PassInfo, SceneItem, Seat, SeatUpdateInput } from '@/api/types'
 import {
   applyEvent,
   feedEntries,
@@ -20,6 +20,7 @@ import {
   withLocalLiquid,
   type FrameState,
 } from '@/lib/frame'
+import { withScenes } from '@/lib/scenes'
 import { useToastsStore } from './toasts'
 
 /** Snapshots that may lack a stream before its deltas are taken as stale (a deleted run's). */
@@ -50,7 +51,11 @@ export const useFrameStore = defineStore('frame', () => {
   /** A player holds at most one seat per frame. */
   const mySeatId = computed(() => state.value?.info.my_seats[0] ?? null)
   const mySeat = computed(() => seats.value.find((s) => s.id === mySeatId.value) ?? null)
+  /** The frame's scenes with the summaries I may read (GET …/scenes), re-read on each scene event. */
+  const scenes = ref<SceneItem[]>([])
   const feed = computed(() => (state.value ? feedEntries(state.value) : []))
+  /** The feed with a divider where each scene after the first opens. */
+  const feedWithScenes = computed(() => withScenes(feed.value, scenes.value))
   /** Readings of one seat, for the pages' templates. */
   const nameOf = (seat: string) => (state.value ? seatName(state.value, seat) : 'Someone')
   const windowOf = (seat: string) => (state.value ? seatWindow(state.value, seat) : undefined)
@@ -66,7 +71,20 @@ export const useFrameStore = defineStore('frame', () => {
     typing.value = {}
     passes.value = []
     passesError.value = null
+    scenes.value = []
     ghosts.clear()
+  }
+
+  /** Read the scenes (after each load and scene event); a failure keeps the last list. */
+  async function loadScenes(): Promise<void> {
+    const id = frameId.value
+    if (!id) return
+    try {
+      const list = await api.getScenes(id)
+      if (frameId.value === id) scenes.value = list.scenes
+    } catch {
+      // The feed works without dividers; the next scene event reads them again.
+    }
   }
 
   /** Read the frame (first load and every re-read); resolves with the snapshot's `seq`. */
@@ -83,6 +101,7 @@ export const useFrameStore = defineStore('frame', () => {
           else ghosts.set(stream, misses + 1)
         }
       }
+      void loadScenes()
       return view.seq
     } catch (e) {
       if (frameId.value === id) loadError.value = e instanceof ApiError ? e : new ApiError(0, String(e))
@@ -110,6 +129,9 @@ export const useFrameStore = defineStore('frame', () => {
       typing.value = next
       return true
     }
+    // Scenes live beside the state (their summaries are per reader): read them again.
+    if (msg.type === 'scene.opened' || msg.type === 'scene.closed' || msg.type === 'scene.summarized') void loadScenes()
+    if (msg.type === 'scene.summarized') return true
     if (!state.value) return false
     // A restarted narrative's old run may still send a late delta: dropped, never a new stream.
     if (msg.type === 'narrative.restarted') ghosts.set(msg.solid, GHOST_AFTER)
@@ -289,6 +311,19 @@ export const useFrameStore = defineStore('frame', () => {
     }
   }
 
+  /** GM: close the scene and open the next (titled `title` if given); the socket brings the divider. */
+  const closeScene = (title: string) =>
+    run('scene', async () => {
+      await api.closeScene(fid(), title.trim())
+      await loadScenes()
+    })
+
+  const retryScene = (number: number) =>
+    run(`scene:${number}`, async () => {
+      await api.retryScene(fid(), number)
+      await loadScenes()
+    })
+
   const retryPass = (p: PassInfo) =>
     run(`retry:${p.id}`, async () => {
       await api.retryPass(p.id)
@@ -304,6 +339,11 @@ export const useFrameStore = defineStore('frame', () => {
     mySeatId,
     mySeat,
     feed,
+    scenes,
+    feedWithScenes,
+    loadScenes,
+    closeScene,
+    retryScene,
     nameOf,
     windowOf,
     failed,

@@ -11,6 +11,7 @@ import type {
   Outcome,
   Persona,
   ProductionDetail,
+  SceneItem,
   Seat,
   Turn,
 } from '@/api/types'
@@ -228,6 +229,24 @@ export function makeFrameView(over: Partial<FrameView> = {}): FrameView {
     windows: [],
     talk: [],
     content: [],
+    ...over,
+  }
+}
+
+export function makeScene(over: Partial<SceneItem> & { number: number }): SceneItem {
+  return {
+    id: `scene${over.number}`,
+    title: '',
+    location: '',
+    opened_seq: 0,
+    closed_seq: null,
+    closed_reason: '',
+    status: 'open',
+    summary_status: 'none',
+    opened_at: '2025-01-01T00:00:00Z',
+    closed_at: null,
+    summary: '',
+    summaries: [],
     ...over,
   }
 }

@@ -7,7 +7,7 @@ import type { CharacterSheet, FrameView, PassInfo } from '@/api/types'
 import { ApiError } from '@/api/http'
 import { useToastsStore } from '@/stores/toasts'
 import { FakeSocket } from '@/test/fakeSocket'
-import { makeFrameView, makeNarrative, makeOutcome, makeSeat, makeWindow, SEATS } from '@/test/factories'
+import { makeFrameView, makeNarrative, makeOutcome, makeScene, makeSeat, makeWindow, SEATS } from '@/test/factories'
 import FrameGmView from './FrameGmView.vue'
 
 vi.mock('@/api/assistants', () => ({ assistantsApi: { list: vi.fn(() => Promise.resolve([])) } }))
@@ -23,6 +23,9 @@ vi.mock('@/api/frames', () => ({
   updateSeat: vi.fn(),
   controlFrame: vi.fn(),
   getEpilogue: vi.fn(),
+  getScenes: vi.fn(() => Promise.resolve({ scenes: [] })),
+  closeScene: vi.fn(),
+  retryScene: vi.fn(),
   rotateInvite: vi.fn(),
   advanceFrame: vi.fn(),
   fireWindow: vi.fn(),
@@ -96,6 +99,31 @@ describe('FrameGmView', () => {
     // The whole scene's story so far, each passage by its character, to download.
     expect(w.find(q('recap-read')).text()).toContain('Alice')
     expect(w.find(q('export-json')).attributes('href')).toBe('/api/frames/frame1/export?format=json')
+  })
+
+  it('closes the scene with the next title, and shows every character’s summary under the divider', async () => {
+    const w = await mountView(gmView())
+    const ended = makeScene({
+      number: 1,
+      status: 'closed',
+      closed_seq: 3,
+      closed_reason: 'gm',
+      summary_status: 'done',
+      summaries: [
+        { seat: SEATS.alice, name: 'Alice', text: 'ALICE-SUMMARY' },
+        { seat: SEATS.bob, name: 'Bob', text: 'BOB-SUMMARY' },
+      ],
+    })
+    const opened = makeScene({ number: 2, title: 'The docks', opened_seq: 3 })
+    vi.mocked(api.closeScene).mockResolvedValue({ closed: ended, opened })
+    vi.mocked(api.getScenes).mockResolvedValue({ scenes: [ended, opened] })
+    await w.find(q('scene-close-title')).setValue('The docks')
+    await w.find(q('scene-close')).trigger('submit')
+    await flushPromises()
+    expect(api.closeScene).toHaveBeenCalledWith('frame1', 'The docks')
+    expect(w.find(q('scene-title')).text()).toBe('Scene 2 — The docks')
+    expect(w.findAll(q('scene-own-summary')).map((s) => s.text())).toEqual(['AliceALICE-SUMMARY', 'BobBOB-SUMMARY'])
+    expect((w.find(q('scene-close-title')).element as HTMLInputElement).value).toBe('')
   })
 
   it('lists passes with their LLM calls and retries a failed one', async () => {

@@ -5,7 +5,7 @@ import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
 import type { FrameView } from '@/api/types'
 import { FakeSocket } from '@/test/fakeSocket'
-import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeSeat, makeWindow, SEATS } from '@/test/factories'
+import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeScene, makeSeat, makeWindow, SEATS } from '@/test/factories'
 import FramePlayerView from './FramePlayerView.vue'
 
 const replace = vi.fn()
@@ -20,6 +20,9 @@ vi.mock('@/api/frames', () => ({
   leaveFrame: vi.fn(),
   getSeatSheet: vi.fn(() => new Promise(() => {})),
   getEpilogue: vi.fn(),
+  getScenes: vi.fn(() => Promise.resolve({ scenes: [] })),
+  closeScene: vi.fn(),
+  retryScene: vi.fn(),
   retryPass: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
   exportUrl: (id: string, format: string) => `/api/frames/${id}/export?format=${format}`,
@@ -67,6 +70,18 @@ describe('FramePlayerView', () => {
     expect(w.find(q('recap-count')).text()).toBe('1 passage')
     expect(w.find(q('recap-read')).text()).toContain('The door creaks open.')
     expect(w.find(q('export-md')).attributes('href')).toBe('/api/frames/frame1/export?format=md')
+  })
+
+  it('shows a divider where a scene opens and the player’s own summary of the one it ended', async () => {
+    const w = await mountView(makeFrameView({ seq: 3, outcomes: [makeOutcome({ id: 'o1', seq: 3 })] }))
+    expect(w.find(q('scene-divider')).exists()).toBe(false)
+    const ended = makeScene({ number: 1, status: 'closed', closed_seq: 3, closed_reason: 'gm', summary_status: 'done', summaries: [{ seat: SEATS.alice, name: 'Alice', text: 'I opened the door.' }] })
+    vi.mocked(api.getScenes).mockResolvedValue({ scenes: [ended, makeScene({ number: 2, title: 'The docks', opened_seq: 3 })] })
+    FakeSocket.last!.push({ type: 'scene.closed', seq: 4, scene: ended })
+    await flushPromises()
+    expect(api.getScenes).toHaveBeenCalledWith('frame1')
+    expect(w.find(q('scene-title')).text()).toBe('Scene 2 — The docks')
+    expect(w.find(q('scene-own-summary')).text()).toContain('I opened the door.')
   })
 
   it('says whom the round waits for once a window opens, and names the frame in the tab', async () => {
