@@ -660,3 +660,4 @@ from .state_models import (  # noqa: E402, F401
     StatePass,
     StatePassStatus,
 )
+from .snapshot_models import Snapshot, SnapshotKind  # noqa: E402, F401

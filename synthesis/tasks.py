@@ -15,6 +15,7 @@ from .epilogue import epilogue_run, epilogues_sweep
 from .faces.run import face_pass_run, faces_sweep
 from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
+from .snapshots.services import frames_snapshot
 from .soft import soft_pass_run, soft_passes_sweep
 from .state.run import state_pass_run
 from .windows import window_fire, windows_sweep
@@ -84,3 +85,10 @@ def face_pass_task(pass_id: str) -> None:
     """An author's content entry or a designer's skill, from their committed writing."""
     started(face_pass_key(pass_id))
     face_pass_run(pass_id=pass_id)
+
+
+@shared_task(ignore_result=True)
+def frames_snapshot_task() -> None:
+    """Beat's, every LMIX_FRAME_SNAPSHOT_EVERY minutes: snapshot each live frame that
+    changed since its last snapshot, pruned to the newest LMIX_FRAME_SNAPSHOT_KEEP."""
+    frames_snapshot()
