@@ -97,12 +97,14 @@ class FrameSnapshotsApi(APIView):
         access = frame_access_or_404(user=request.user, frame_id=frame_id)
         if not access.is_gm:
             raise ApplicationError("Only the frame's GM can import a snapshot.", status_code=403)
-        body = SnapshotImportSerializer(data=request.data)
+        data = request.data
+        restore = data.get("restore") if isinstance(data, dict) else None
+        if request.content_type.startswith("multipart/"):  # `restore` repeated, one name each
+            restore = data.getlist("restore") if "restore" in data else None
+            data = {key: data[key] for key in data if key != "restore"}
+        body = SnapshotImportSerializer(data=data)
         body.is_valid(raise_exception=True)
         given = body.validated_data
-        restore = given.get("restore")
-        if request.content_type.startswith("multipart/") and "restore" in request.data:
-            restore = request.data.getlist("restore")
         sources = [k for k in ("snapshot", "file", "snapshot_id") if k in given]
         if len(sources) != 1:
             message = "Give one snapshot: `snapshot` (JSON), `file` or `snapshot_id`."
@@ -118,9 +120,7 @@ class FrameSnapshotsApi(APIView):
             seat = Seat.objects.filter(frame=access.frame, pk=given["seat"]).first()
             if seat is None:
                 raise ApplicationError("No such seat in this frame.", status_code=404)
-            data = stored_snapshot(
-                frame=access.frame, snapshot_id=given["snapshot_id"], seat=seat
-            )
+            data = stored_snapshot(frame=access.frame, snapshot_id=given["snapshot_id"], seat=seat)
         else:
             data = given["snapshot"]
         no_nul(data)

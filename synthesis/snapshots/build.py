@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from authoring.models import Persona
+
 from ..medium.context import seat_labels
 from ..models import Frame, Outcome, Seat
 from ..state.levels import MOOD_MODIFIERS, compiled_parameters, level
@@ -42,6 +44,11 @@ def lmix_version() -> str | None:
             return tomllib.load(file)["project"]["version"]
     except (OSError, KeyError, tomllib.TOMLDecodeError):
         return None
+
+
+def persona_template(persona: Persona) -> dict[str, Any]:
+    """The persona's own fields: the snapshot's template."""
+    return {field: getattr(persona, field) for field in PERSONA_FIELDS}
 
 
 def seat_snapshot(
@@ -93,7 +100,7 @@ def seat_snapshot(
             },
             "lmix_version": lmix_version(),
         },
-        "persona": {field: getattr(persona, field) for field in PERSONA_FIELDS},
+        "persona": persona_template(persona),
         "current_state": {
             "affinity": affinity,
             "mood": {"current": mood, "intensity": intensity},

@@ -95,9 +95,7 @@ def snapshot_parse(data: Any) -> SnapshotV1:
     try:
         return SnapshotV1.model_validate(data)
     except ValidationError as error:
-        problems = [
-            f"{_place(e['loc'])}: {e['msg']}" for e in error.errors(include_url=False)[:10]
-        ]
+        problems = [f"{_place(e['loc'])}: {e['msg']}" for e in error.errors(include_url=False)[:10]]
         message = "The snapshot does not follow version 1: " + "; ".join(problems[:3])
         raise ApplicationError(message, details={"snapshot": problems}) from None
 
@@ -218,6 +216,12 @@ def snapshot_import(
                 delta_record(seat=seat, kind=DeltaKind.EDGE, by=user, target=target, affinity=step)
             for step in _steps(entry.trust - edge.trust):
                 delta_record(seat=seat, kind=DeltaKind.EDGE, by=user, target=target, trust=step)
+            if str(target.pk) not in now.edges and not (
+                entry.knowledge
+                or _steps(entry.points - edge.affinity)
+                or _steps(entry.trust - edge.trust)
+            ):  # an edge at its starting values is still an edge: they met
+                delta_record(seat=seat, kind=DeltaKind.EDGE, by=user, target=target)
     if "mood" in restore:
         mood = state.mood
         delta_record(
