@@ -12,7 +12,18 @@ from channels.testing import WebsocketCommunicator
 from django.urls import resolve
 
 from synthesis import urls as synthesis_urls
-from synthesis.models import Content, Frame, Liquid, Outcome, Pass, Seat, TableTalk, Window
+from synthesis.models import (
+    Content,
+    Frame,
+    Liquid,
+    Outcome,
+    Pass,
+    Seat,
+    Snapshot,
+    StateDelta,
+    TableTalk,
+    Window,
+)
 from tests.conftest import logged_in_client
 from tests.factories import UserFactory
 from tests.synthesis.conftest import Scene
@@ -34,6 +45,19 @@ ENDPOINTS = {
     ),
     ("seat-sheet", "get"): ("/api/frames/{frame}/seats/{alice}/sheet", "frame", None),
     ("seat-state", "get"): ("/api/frames/{frame}/seats/{alice}/state", "frame", None),
+    ("seat-snapshot", "get"): ("/api/frames/{frame}/seats/{alice}/snapshot", "frame", None),
+    ("seat-reset", "post"): (
+        "/api/frames/{frame}/seats/{alice}/reset",
+        "frame",
+        {"confirm": "Alice Thompson"},
+    ),
+    ("frame-snapshots", "get"): ("/api/frames/{frame}/snapshots", "frame", None),
+    ("frame-snapshots", "post"): (
+        "/api/frames/{frame}/snapshots",
+        "frame",
+        {"seat": "{alice}", "snapshot_id": "{snapshot}"},
+    ),
+    ("frame-snapshot", "get"): ("/api/frames/{frame}/snapshots/{snapshot}", "frame", None),
     ("frame-invite", "post"): ("/api/frames/{frame}/invite", "frame", None),
     ("frame-pause", "post"): ("/api/frames/{frame}/pause", "frame", None),
     ("frame-resume", "post"): ("/api/frames/{frame}/resume", "frame", None),
@@ -100,6 +124,8 @@ NOT_FRAME_SCOPED = {
     # A skill belongs to a user or to a frame's GM (tests/synthesis/test_skills.py).
     "skill-list",
     "skill-detail",
+    # The snapshot format's JSON Schema: public (synthesis/snapshots/).
+    "snapshot-schema",
 }
 HANDLERS = ("get", "post", "put", "patch", "delete")
 
@@ -129,7 +155,12 @@ class Table(Scene):
             flags=[{"kind": "internal_truth", "owner": "Bob", "excerpt": "x"}],
             held=True,
         )
+        # A reset's snapshot of Alice, which restores her state (a second reset, say).
+        self.snapshot = Snapshot.objects.create(
+            frame=self.frame, seat=self.alice, kind="reset", data={"ALICE": "SNAPSHOT"}
+        )
         self.ids = {
+            "snapshot": str(self.snapshot.id),
             "frame": str(self.frame.id),
             "outcome": str(self.outcome.id),
             "alice": str(self.alice.id),
@@ -164,6 +195,8 @@ class Table(Scene):
             ),
             "talk": TableTalk.objects.filter(frame=frame).count(),
             "content": Content.objects.filter(frame=frame).count(),
+            "snapshots": Snapshot.objects.filter(frame=frame).count(),
+            "deltas": StateDelta.objects.filter(frame=frame).count(),
         }
 
 
