@@ -82,7 +82,7 @@ class SnapshotImportSerializer(serializers.Serializer):
 class FrameSnapshotsApi(APIView):
     parser_classes = [MultiPartParser, StrictJSONParser]
 
-    @extend_schema(request=None, responses={200: SnapshotList})
+    @extend_schema(request=None, responses={200: SnapshotList}, operation_id="frame_snapshots_list")
     def get(self, request: Request, frame_id: str) -> Response:
         """The frame's snapshots, newest first: exports, imports, those taken before a reset
         and the periodic ones (the GM's)."""
@@ -136,7 +136,7 @@ class FrameSnapshotsApi(APIView):
 
 
 class FrameSnapshotApi(APIView):
-    @extend_schema(request=None, responses={200: dict})
+    @extend_schema(request=None, responses={200: dict}, operation_id="frame_snapshot_download")
     def get(self, request: Request, frame_id: str, snapshot_id: str) -> HttpResponse:
         """One stored snapshot, as a JSON file (the GM's): a seat's `lmix-snapshot`, or a
         frame's `lmix-frame-snapshot` holding one per seat."""

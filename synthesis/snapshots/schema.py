@@ -113,7 +113,7 @@ class ActiveConfiguration(Part):
     """The personality parameters compiled (informative: recomputed on import)."""
 
     compiled_parameters: Parameters = Field(description="With the mood's modifiers, 0–1.")
-    active_mood: MoodName
+    active_mood: str = Field(description="`current_state.mood.current`.")
     mood_modifiers: Parameters = Field(description="The mood's, scaled by its intensity.")
     toward: dict[str, Parameters] = Field(
         {}, description="Per other character: with its relationship level's modifiers too."
