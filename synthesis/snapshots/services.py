@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from authoring.models import Persona
 from lmix.errors import ApplicationError
+from productions.knowledge import public_name
 
 from ..frame_selectors import FrameAccess, seats_for_prompts
 from ..medium.context import seat_labels
@@ -308,14 +309,16 @@ def seat_reset(
     over from it, so a rewind to before it brings the state back) and its memories cleared.
 
     Raises:
-        ApplicationError: 403 for a player; 400 unless `confirm` is the character's name.
+        ApplicationError: 403 for a player; 400 unless `confirm` is the character's name
+            (its real one, or the one the others know).
     """
     if not access.is_gm:
         raise ApplicationError("Only the frame's GM can do that.", status_code=403)
     frame = access.frame
     seats = seats_for_prompts(frame=frame)
     seat = _seat_of(access=access, seat_id=seat_id, seats=seats)
-    if str(confirm).strip() != seat.persona.name.strip():
+    names = {seat.persona.name.strip(), public_name(seat.persona).strip()}
+    if str(confirm).strip() not in names:
         message = f"To reset this character, type its name, {seat.persona.name!r}, to confirm."
         raise ApplicationError(message, details={"confirm": [message]})
     data = seat_snapshot(frame=frame, seat=seat, seats=seats)

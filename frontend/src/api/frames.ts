@@ -19,8 +19,11 @@ import type {
   PassInfo,
   PassStatus,
   Seat,
+  SeatResetDone,
   SeatState,
   SeatUpdateInput,
+  SnapshotImported,
+  SnapshotRecord,
   SpectatorView,
   TalkMessage,
   ContentEntry,
@@ -74,6 +77,31 @@ export const getSeatSheet = (frameId: string, seatId: string) =>
 /** My character's state: relationships, mood, learned facts, memories (the seat's player or the GM; others 404). */
 export const getSeatState = (frameId: string, seatId: string) =>
   http.get<SeatState>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/state`)
+
+/** Where a seat's character snapshot downloads from (a plain link: the session cookie authorises it). */
+export const snapshotUrl = (frameId: string, seatId: string) =>
+  `${one(frameId)}/seats/${encodeURIComponent(seatId)}/snapshot`
+
+/** The GM restores a snapshot file into a seat; `restore` names what to restore. */
+export function importSnapshot(frameId: string, seatId: string, file: File, restore: string[]) {
+  const body = new FormData()
+  body.append('seat', seatId)
+  body.append('file', file)
+  for (const name of restore) body.append('restore', name)
+  return http.post<SnapshotImported>(`${one(frameId)}/snapshots`, body)
+}
+
+/** The GM resets a character; `confirm` is its name typed back. A snapshot is taken first. */
+export const resetSeat = (frameId: string, seatId: string, confirm: string) =>
+  http.post<SeatResetDone>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/reset`, { confirm })
+
+/** The frame's kept snapshots (the GM's): exports, imports, resets' and periodic ones. */
+export const listSnapshots = (frameId: string) =>
+  http.get<{ snapshots: SnapshotRecord[] }>(`${one(frameId)}/snapshots`)
+
+/** Where a kept snapshot downloads from. */
+export const storedSnapshotUrl = (frameId: string, snapshotId: string) =>
+  `${one(frameId)}/snapshots/${encodeURIComponent(snapshotId)}`
 
 /** Give up my seat (it opens again; my sockets close with 4403). */
 export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${one(frameId)}/leave`, { seat })
