@@ -92,7 +92,8 @@ class Episode(Part):
     summary: Line
     significance: int = Field(ge=0, le=3, description="3 is unforgettable (pinned).")
     pinned: bool
-    source: Literal["witnessed", "told"]
+    # A pattern, not an enum: a second choice set named `source` would rename the API's.
+    source: str = Field(pattern="^(witnessed|told)$", description='"witnessed" or "told".')
     told_by: str | None = Field(None, max_length=NAME_MAX)
     reliability: float = Field(ge=0.0, le=1.0)
     witnesses: list[Annotated[str, Field(max_length=NAME_MAX)]] = Field([], max_length=LIST_MAX)

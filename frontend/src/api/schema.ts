@@ -1839,8 +1839,11 @@ export type components = {
             significance: number;
             /** Pinned */
             pinned: boolean;
-            /** Source */
-            source: components["schemas"]["EpisodeSourceEnum"];
+            /**
+             * Source
+             * @description "witnessed" or "told".
+             */
+            source: string;
             /**
              * Told By
              * @default null
@@ -1859,8 +1862,6 @@ export type components = {
              */
             date: string;
         };
-        /** @enum {string} */
-        EpisodeSourceEnum: "witnessed" | "told";
         /**
          * ExportNarrative
          * @description A narrative in an export: whose story it is (`character`, the seat's public name),
@@ -2851,10 +2852,8 @@ export type components = {
         PlayedModel: {
             id: string;
             name: string;
-            source: components["schemas"]["PlayedModelSourceEnum"];
+            source: components["schemas"]["SourceEnum"];
         };
-        /** @enum {string} */
-        PlayedModelSourceEnum: "frame" | "assistant" | "cast" | "default";
         /** @enum {string} */
         PlayerFacesEnum: "author" | "designer";
         Production: {
@@ -3230,6 +3229,8 @@ export type components = {
              */
             outcome_seq?: number | null;
         };
+        /** @enum {string} */
+        SourceEnum: "frame" | "assistant" | "cast" | "default";
         /**
          * @description * `assistant` - Assistant
          *     * `director` - Director
