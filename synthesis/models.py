@@ -649,7 +649,9 @@ class Content(models.Model):
         return f"{self.type}: {self.name}"
 
 
-# Character state's records live in their own module; importing them here registers them.
+# Character state's and snapshots' records live in their own modules; importing them here
+# registers them.
+from .snapshot_models import Snapshot, SnapshotKind  # noqa: E402, F401
 from .state_models import (  # noqa: E402, F401
     DeltaKind,
     Edge,
@@ -660,4 +662,3 @@ from .state_models import (  # noqa: E402, F401
     StatePass,
     StatePassStatus,
 )
-from .snapshot_models import Snapshot, SnapshotKind  # noqa: E402, F401
