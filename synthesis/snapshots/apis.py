@@ -21,7 +21,7 @@ from lmix.parsers import StrictJSONParser
 from ..frame_selectors import frame_access_or_404
 from ..models import Seat
 from .answers import SeatResetDone, SnapshotImported, SnapshotList
-from .schema import SnapshotV1, json_schema
+from .schema import JsonSchemaDocument, SnapshotV1, StoredSnapshotFile, json_schema
 from .services import (
     frame_snapshot_get,
     frame_snapshots,
@@ -136,7 +136,11 @@ class FrameSnapshotsApi(APIView):
 
 
 class FrameSnapshotApi(APIView):
-    @extend_schema(request=None, responses={200: dict}, operation_id="frame_snapshot_download")
+    @extend_schema(
+        request=None,
+        responses={200: StoredSnapshotFile},
+        operation_id="frame_snapshot_download",
+    )
     def get(self, request: Request, frame_id: str, snapshot_id: str) -> HttpResponse:
         """One stored snapshot, as a JSON file (the GM's): a seat's `lmix-snapshot`, or a
         frame's `lmix-frame-snapshot` holding one per seat."""
@@ -173,7 +177,7 @@ class SnapshotSchemaApi(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
 
-    @extend_schema(request=None, responses={200: dict})
+    @extend_schema(request=None, responses={200: JsonSchemaDocument})
     def get(self, request: Request) -> Response:
         """The JSON Schema of a character snapshot, version 1 (public)."""
         return Response(json_schema())

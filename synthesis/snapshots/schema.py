@@ -140,3 +140,46 @@ def json_schema() -> dict[str, Any]:
         **schema,
         "title": "LMiX character snapshot, version 1",
     }
+
+
+class FrameRef(Part):
+    id: str
+    name: str
+
+
+class FrameSnapshot(Part):
+    """A periodic snapshot of a frame (`lmix-frame-snapshot`): one `lmix-snapshot` per seat;
+    each restores into its seat."""
+
+    format: Literal["lmix-frame-snapshot"]
+    version: Literal[1]
+    frame: FrameRef
+    seats: list[SnapshotV1]
+
+
+class StoredSnapshotFile(Part):
+    """A stored snapshot, downloaded: a seat's `lmix-snapshot` (the first four keys) or a
+    frame's `lmix-frame-snapshot` (the last four)."""
+
+    info: SnapshotInfo | None = Field(None, alias="_snapshot_info")
+    persona: PersonaTemplate | None = None
+    current_state: CurrentState | None = None
+    active_configuration: ActiveConfiguration | None = None
+    format: Literal["lmix-frame-snapshot"] | None = None
+    version: Literal[1] | None = None
+    frame: FrameRef | None = None
+    seats: list[SnapshotV1] | None = None
+
+
+class JsonSchemaDocument(BaseModel):
+    """A JSON Schema (draft 2020-12): the published definition of a snapshot format."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_: str = Field(alias="$schema")
+    id: str = Field(alias="$id")
+    title: str
+    type: str
+    properties: dict[str, Any]
+    required: list[str]
+    defs: dict[str, Any] = Field(alias="$defs")

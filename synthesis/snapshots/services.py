@@ -333,7 +333,7 @@ def seat_reset(
 def frame_snapshot_data(*, frame: Frame) -> dict[str, Any]:
     """Every seat's snapshot (all of it: the GM's to read)."""
     seats = seats_for_prompts(frame=frame)
-    return {
+    return {  # `FrameSnapshot` (schema.py)
         "format": FRAME_FORMAT,
         "version": VERSION,
         "frame": {"id": str(frame.pk), "name": frame.name},

@@ -20,7 +20,7 @@ from synthesis.gm_voice import gm_note
 from synthesis.models import Frame, Outcome
 from synthesis.snapshot_models import Snapshot
 from synthesis.snapshots import build as build_module
-from synthesis.snapshots.schema import SnapshotV1
+from synthesis.snapshots.schema import FrameSnapshot, SnapshotV1
 from synthesis.snapshots.services import frame_snapshot_take, frames_snapshot
 from synthesis.state.levels import MOOD_NAMES
 from synthesis.state.selectors import state_at
@@ -366,8 +366,7 @@ def test_live_frames_are_snapshotted_when_they_changed_and_pruned(user):
         "The Stranger",
         "Tony Rosetti",
     ]
-    for entry in data["seats"]:
-        SnapshotV1.model_validate(entry)
+    FrameSnapshot.model_validate(data)
     # The GM lists and downloads them; a frame snapshot's seat restores by id.
     gm = logged_in_client(user)
     listed = gm.get(f"/api/frames/{scene.frame.pk}/snapshots").json()["snapshots"]

@@ -2116,6 +2116,13 @@ export type components = {
                 [key: string]: components["schemas"]["PlayedModel"] | null;
             };
         };
+        /** FrameRef */
+        FrameRef: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+        };
         /** @enum {string} */
         FrameStatus: "open" | "paused" | "closed";
         /**
@@ -2265,6 +2272,30 @@ export type components = {
             universal_truth: string;
             controller: components["schemas"]["SeatController"];
             player: string | null;
+        };
+        /**
+         * JsonSchemaDocument
+         * @description A JSON Schema (draft 2020-12): the published definition of a snapshot format.
+         */
+        JsonSchemaDocument: {
+            /** $Schema */
+            $schema: string;
+            /** $Id */
+            $id: string;
+            /** Title */
+            title: string;
+            /** Type */
+            type: string;
+            /** Properties */
+            properties: {
+                [key: string]: unknown;
+            };
+            /** Required */
+            required: string[];
+            /** $Defs */
+            $defs: {
+                [key: string]: unknown;
+            };
         };
         /** LLMCallInfo */
         LLMCallInfo: {
@@ -3313,6 +3344,38 @@ export type components = {
             parameters: {
                 [key: string]: number;
             };
+        };
+        /**
+         * StoredSnapshotFile
+         * @description A stored snapshot, downloaded: a seat's `lmix-snapshot` (the first four keys) or a
+         *     frame's `lmix-frame-snapshot` (the last four).
+         */
+        StoredSnapshotFile: {
+            /** @default null */
+            _snapshot_info?: components["schemas"]["SnapshotInfo"] | null;
+            /** @default null */
+            persona?: components["schemas"]["PersonaTemplate"] | null;
+            /** @default null */
+            current_state?: components["schemas"]["CurrentState"] | null;
+            /** @default null */
+            active_configuration?: components["schemas"]["ActiveConfiguration"] | null;
+            /**
+             * Format
+             * @default null
+             */
+            format?: "lmix-frame-snapshot" | null;
+            /**
+             * Version
+             * @default null
+             */
+            version?: 1 | null;
+            /** @default null */
+            frame?: components["schemas"]["FrameRef"] | null;
+            /**
+             * Seats
+             * @default null
+             */
+            seats?: components["schemas"]["SnapshotV1"][] | null;
         };
         /**
          * TalkBody
@@ -4562,9 +4625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["StoredSnapshotFile"];
                 };
             };
         };
@@ -5764,9 +5825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["JsonSchemaDocument"];
                 };
             };
         };
