@@ -8,6 +8,9 @@ frames are snapshotted when they changed, pruned."""
 import copy
 import io
 import json
+import os
+import subprocess
+import sys
 
 import jsonschema
 import pytest
@@ -420,3 +423,32 @@ def test_any_state_round_trips(user, edges, mood, intensity, facts, memories):
     other = Scene(user)
     import_(gm, other.frame, other.alice, first)
     assert state_of(export(gm, other, other.alice)) == state_of(first)
+
+
+@pytest.mark.parametrize(
+    ("env", "every"),
+    [
+        ({"REDIS_URL": "redis://127.0.0.1:6379/8"}, 1800.0),  # services mode: on, 30 min
+        ({"REDIS_URL": "redis://127.0.0.1:6379/8", "LMIX_FRAME_SNAPSHOT_EVERY": "0"}, None),
+        ({"REDIS_URL": "", "LMIX_FRAME_SNAPSHOT_EVERY": "5"}, 300.0),
+        ({"REDIS_URL": ""}, None),  # embedded: no beat, off
+    ],
+)
+def test_beat_snapshots_live_frames_as_the_setting_says(env, every):
+    code = (
+        "import json, config.settings as s; "
+        "print(json.dumps(s.CELERY_BEAT_SCHEDULE.get('frames-snapshot')))"
+    )
+    environ = {k: v for k, v in os.environ.items() if k != "LMIX_FRAME_SNAPSHOT_EVERY"}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    entry = json.loads(out.strip().splitlines()[-1])
+    if every is None:
+        assert entry is None
+    else:
+        assert entry == {"task": "synthesis.tasks.frames_snapshot_task", "schedule": every}
