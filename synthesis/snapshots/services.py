@@ -197,12 +197,11 @@ def snapshot_import(
     unknown: list[str] = []
 
     def other(name: str | None) -> Seat | None:
+        """Another character of this frame by name (the seat itself is no other)."""
         found = by_name.get(name_key(name)) if name else None
-        if name and (found is None or found.pk == seat.pk):
-            if name not in unknown:
-                unknown.append(name)
-            return None
-        return found
+        if name and found is None and name not in unknown:
+            unknown.append(name)
+        return found if found is not None and found.pk != seat.pk else None
 
     if "affinity" in restore:
         for entry in state.affinity:

@@ -91,6 +91,10 @@ export function importSnapshot(frameId: string, seatId: string, file: File, rest
   return http.post<SnapshotImported>(`${one(frameId)}/snapshots`, body)
 }
 
+/** The GM restores a snapshot the frame keeps (a reset's, an export, a periodic one) into a seat. */
+export const restoreSnapshot = (frameId: string, seatId: string, snapshotId: string, restore: string[]) =>
+  http.post<SnapshotImported>(`${one(frameId)}/snapshots`, { seat: seatId, snapshot_id: snapshotId, restore })
+
 /** The GM resets a character; `confirm` is its name typed back. A snapshot is taken first. */
 export const resetSeat = (frameId: string, seatId: string, confirm: string) =>
   http.post<SeatResetDone>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/reset`, { confirm })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { SnapshotImported } from '@/api/types'
-import { importSummary, resetConfirmed, restoreList, snapshotCharacter, snapshotProblem } from './snapshots'
+import type { SnapshotImported, SnapshotRecord } from '@/api/types'
+import { importSummary, recordLabel, resetConfirmed, restorableFor, restoreList, snapshotCharacter, snapshotProblem } from './snapshots'
 
 const snapshot = (info: Record<string, unknown>) => JSON.stringify({ _snapshot_info: info })
 
@@ -42,5 +42,22 @@ describe('snapshots', () => {
       'No one here is called Nobody: skipped.',
       'The snapshot is of Ann; this seat plays Bea.',
     ])
+  })
+
+  it('offers the kept snapshots of one seat and the frame’s, newest first', () => {
+    const record = (id: string, kind: SnapshotRecord['kind'], seat: string | null): SnapshotRecord => ({
+      id,
+      kind,
+      seat,
+      character: null,
+      by: kind === 'frame' ? null : 'gm',
+      outcome_seq: null,
+      created_at: '2026-11-27T12:00:00Z',
+    })
+    const records = [record('1', 'reset', 'a'), record('2', 'export', 'b'), record('3', 'frame', null), record('4', 'import', 'a')]
+    expect(restorableFor(records, 'a').map((r) => r.id)).toEqual(['1', '3', '4'])
+    expect(restorableFor(records, 'a', 1).map((r) => r.id)).toEqual(['1'])
+    expect(recordLabel(records[0]!, 'en-GB')).toMatch(/^Before a reset by gm, 27\/11\/2026/)
+    expect(recordLabel(records[2]!, 'en-GB')).toMatch(/^Periodic \(whole frame\), /)
   })
 })

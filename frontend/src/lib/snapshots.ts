@@ -3,7 +3,7 @@
  * file (the server checks it fully and names any problem), the reset's typed confirmation,
  * and an import's answer in words.
  */
-import type { SnapshotImported } from '@/api/types'
+import type { SnapshotImported, SnapshotRecord } from '@/api/types'
 
 export const RESTORABLE = ['affinity', 'mood', 'facts', 'memories'] as const
 export type Restorable = (typeof RESTORABLE)[number]
@@ -65,4 +65,23 @@ export function importSummary(answer: SnapshotImported): string[] {
     lines.push(`No one here is called ${answer.unknown_characters.join(', ')}: skipped.`)
   }
   return [...lines, ...answer.warnings]
+}
+
+const KIND_LABELS: Record<SnapshotRecord['kind'], string> = {
+  reset: 'Before a reset',
+  export: 'Exported',
+  import: 'Imported',
+  frame: 'Periodic (whole frame)',
+}
+
+/** The kept snapshots one seat can be restored from (its own, and the frame's periodic ones), newest first, at most `most`. */
+export function restorableFor(records: SnapshotRecord[], seatId: string, most = 8): SnapshotRecord[] {
+  return records.filter((r) => r.kind === 'frame' || r.seat === seatId).slice(0, most)
+}
+
+/** A kept snapshot in a few words: what it was and when. */
+export function recordLabel(record: SnapshotRecord, locale?: string): string {
+  const when = new Date(record.created_at).toLocaleString(locale, { dateStyle: 'short', timeStyle: 'short' })
+  const by = record.by ? ` by ${record.by}` : ''
+  return `${KIND_LABELS[record.kind]}${by}, ${when}`
 }

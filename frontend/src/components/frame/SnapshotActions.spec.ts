@@ -1,12 +1,17 @@
 import { flushPromises, mount } from '@vue/test-utils'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '@/api/http'
-import type { SeatResetDone, SnapshotImported } from '@/api/types'
+import type { SeatResetDone, SnapshotImported, SnapshotRecord } from '@/api/types'
 import SnapshotActions from './SnapshotActions.vue'
 
 const importSnapshot = vi.fn<(f: string, s: string, file: File, restore: string[]) => Promise<SnapshotImported>>()
 const resetSeat = vi.fn<(f: string, s: string, confirm: string) => Promise<SeatResetDone>>()
+const listSnapshots = vi.fn<(f: string) => Promise<{ snapshots: SnapshotRecord[] }>>()
+const restoreSnapshot = vi.fn<(f: string, s: string, id: string, restore: string[]) => Promise<SnapshotImported>>()
 vi.mock('@/api/frames', () => ({
+  listSnapshots: (f: string) => listSnapshots(f),
+  restoreSnapshot: (f: string, s: string, id: string, restore: string[]) => restoreSnapshot(f, s, id, restore),
+  storedSnapshotUrl: (f: string, id: string) => `/api/frames/${f}/snapshots/${id}`,
   snapshotUrl: (f: string, s: string) => `/api/frames/${f}/seats/${s}/snapshot`,
   importSnapshot: (f: string, s: string, file: File, restore: string[]) => importSnapshot(f, s, file, restore),
   resetSeat: (f: string, s: string, confirm: string) => resetSeat(f, s, confirm),
@@ -29,6 +34,21 @@ async function choose(text: string) {
   await flushPromises()
   return file
 }
+
+const imported = (over: Partial<SnapshotImported> = {}): SnapshotImported => ({
+  snapshot: 'x',
+  seat: 's1',
+  restored: ['affinity', 'mood', 'facts', 'memories'],
+  memories: 2,
+  unknown_characters: [],
+  persona: null,
+  warnings: [],
+  ...over,
+})
+
+beforeEach(() => {
+  listSnapshots.mockResolvedValue({ snapshots: [] })
+})
 
 afterEach(() => {
   vi.clearAllMocks()
@@ -92,6 +112,32 @@ describe('SnapshotActions', () => {
     await flushPromises()
     expect(importSnapshot).toHaveBeenCalledWith('f1', 's1', file, ['affinity', 'mood', 'facts'])
     expect(inDialog('snapshot-done')?.textContent).toContain('No one here is called Nobody')
+    w.unmount()
+  })
+
+  it('restores a snapshot the frame keeps of this seat, such as the one a reset took', async () => {
+    const record = (id: string, kind: SnapshotRecord['kind'], seat: string | null): SnapshotRecord => ({
+      id,
+      kind,
+      seat,
+      character: 'Alice Thompson',
+      by: 'gm',
+      outcome_seq: null,
+      created_at: '2026-11-27T12:00:00Z',
+    })
+    listSnapshots.mockResolvedValue({ snapshots: [record('r1', 'reset', 's1'), record('o1', 'export', 's2')] })
+    restoreSnapshot.mockResolvedValue(imported())
+    const w = mountGm()
+    await w.find(q('snapshot-import')).trigger('click')
+    await flushPromises()
+    const rows = document.querySelectorAll(q('snapshot-kept-row'))
+    expect([...rows].map((r) => r.getAttribute('data-kind'))).toEqual(['reset'])
+    expect(rows[0]!.querySelector('a')?.getAttribute('href')).toBe('/api/frames/f1/snapshots/r1')
+    ;(rows[0]!.querySelector(q('snapshot-kept-restore')) as HTMLButtonElement).click()
+    await flushPromises()
+    expect(restoreSnapshot).toHaveBeenCalledWith('f1', 's1', 'r1', ['affinity', 'mood', 'facts', 'memories'])
+    expect(inDialog('snapshot-done')?.textContent).toContain('2 memories added.')
+    expect(w.emitted('changed')).toHaveLength(1)
     w.unmount()
   })
 })
