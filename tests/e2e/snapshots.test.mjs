@@ -92,6 +92,21 @@ e2e(lmix, 'snapshots: export a character, reset it, import it back', async ({ pa
       assert.ok(state.memories.some((m) => m.text.includes(marks.news)))
       const kept = await api(gm, 'GET', `/api/frames/${frameId}/snapshots`)
       assert.deepEqual(kept.snapshots.map((s) => s.kind).sort(), ['export', 'import', 'reset'])
+      await importing.getByTestId('modal-close').click()
+    })
+
+    await step('after another reset, the snapshot it took restores Alice from the list, no file needed', async () => {
+      await api(gm, 'POST', `/api/frames/${frameId}/seats/${seat}/reset`, { confirm: 'Alice Thompson' })
+      assert.equal((await api(gm, 'GET', `/api/frames/${frameId}/seats/${seat}/state`)).memories.length, 0)
+      await gm.getByTestId('gm-sheet-dialog').getByTestId('snapshot-import').click()
+      const importing = gm.getByTestId('snapshot-import-dialog')
+      const newest = importing.getByTestId('snapshot-kept-row').first()
+      await expectText(newest, /Before a reset/)
+      await shoot(gm, 'snapshot-kept.png')
+      await newest.getByTestId('snapshot-kept-restore').click()
+      await expectText(importing.getByTestId('snapshot-done'), /1 memory added/)
+      const state = await api(gm, 'GET', `/api/frames/${frameId}/seats/${seat}/state`)
+      assert.ok(state.memories.some((m) => m.text.includes(marks.news)))
     })
   } finally {
     await context.close().catch(() => {})
