@@ -1,9 +1,9 @@
 """`manage.py backup`: the whole instance's or one user's rows and uploads as a versioned
 zip archive (docs/backups.md). Restoring is config/restore.py; the format config/archive.py.
 
-Periodic snapshots of live frames are not made here: they will use the character snapshot
-format (issue 27, "Snapshots and interchange") once it exists, written by a periodic task
-of their own; this module archives databases, not frames.
+Periodic snapshots of live frames are not made here: they use the character snapshot
+format, written by a beat task of their own (synthesis/snapshots/, docs/snapshots.md);
+this module archives databases, not frames.
 """
 
 import io

@@ -308,6 +308,13 @@ LMIX_FRAME_BACKGROUND_SHARE = float(os.environ.get("LMIX_FRAME_BACKGROUND_SHARE"
 LMIX_LLM_BUDGET_KEY = "synthesis.budget.budget_key_for"
 # Frame windows are due to the second: their backstop sweep runs about every second.
 FRAMES_SWEEP_INTERVAL_SECONDS = float(os.environ.get("FRAMES_SWEEP_INTERVAL_SECONDS", "1"))
+# Every live frame that changed is snapshotted this often, in minutes (0: never), keeping
+# its newest LMIX_FRAME_SNAPSHOT_KEEP (synthesis/snapshots/). Beat runs it: services mode
+# (REDIS_URL set) snapshots every 30 minutes unless told otherwise; embedded has no beat.
+LMIX_FRAME_SNAPSHOT_EVERY = float(
+    os.environ.get("LMIX_FRAME_SNAPSHOT_EVERY", "30" if REDIS_URL else "0")
+)
+LMIX_FRAME_SNAPSHOT_KEEP = int(os.environ.get("LMIX_FRAME_SNAPSHOT_KEEP", "24"))
 CELERY_BEAT_SCHEDULE = {
     "turns-sweep": {
         "task": "productions.tasks.turns_sweep_task",
@@ -318,6 +325,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": FRAMES_SWEEP_INTERVAL_SECONDS,
     },
 }
+if LMIX_FRAME_SNAPSHOT_EVERY > 0:
+    CELERY_BEAT_SCHEDULE["frames-snapshot"] = {
+        "task": "synthesis.tasks.frames_snapshot_task",
+        "schedule": LMIX_FRAME_SNAPSHOT_EVERY * 60,
+    }
 
 # The medium pass (synthesis/medium/): how many earlier outcomes and own narratives a
 # character's prompt holds, and how many times its bones are computed again when another

@@ -681,8 +681,10 @@ class Content(models.Model):
         return f"{self.type}: {self.name}"
 
 
-# Character state's records live in their own module; importing them here registers them.
+# Character state's, scenes' and snapshots' records live in their own modules; importing
+# them here registers them.
 from .scene_models import Scene, SceneReason, SceneStatus, SceneSummary, SummaryStatus  # noqa: E402, F401, I001
+from .snapshot_models import Snapshot, SnapshotKind  # noqa: E402, F401
 from .state_models import (  # noqa: E402, F401
     DeltaKind,
     Edge,

@@ -27,6 +27,7 @@ class DeltaKind(models.TextChoices):
     EDGE = "edge"  # affinity / trust / a fact about the target, source → target
     MOOD = "mood"  # the mood's name and intensity
     FACT = "fact"  # a fact the character learned
+    RESET = "reset"  # the GM reset the character: back to where every character starts
 
 
 class MemorySource(models.TextChoices):

@@ -24,6 +24,7 @@ from .medium import medium_pass_run, passes_sweep
 from .medium.run import medium_flesh_run
 from .scenes.run import scene_summaries_sweep, scene_summary_run
 from .scenes.services import scene_after_outcome
+from .snapshots.services import frames_snapshot
 from .soft import soft_pass_run, soft_passes_sweep
 from .state.productions import turn_state_pass_run
 from .state.run import state_pass_run
@@ -120,3 +121,10 @@ def scene_summary_task(scene_id: str) -> None:
 def scene_check_task(outcome_id: str) -> None:
     """Whether an outcome closes its scene (a new place, a long pause)."""
     scene_after_outcome(outcome_id=outcome_id)
+
+
+@shared_task(ignore_result=True)
+def frames_snapshot_task() -> None:
+    """Beat's, every LMIX_FRAME_SNAPSHOT_EVERY minutes: snapshot each live frame that
+    changed since its last snapshot, pruned to the newest LMIX_FRAME_SNAPSHOT_KEEP."""
+    frames_snapshot()

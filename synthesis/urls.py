@@ -17,6 +17,7 @@ from . import (
 )
 from .scenes import apis as scene_apis
 from .skills import apis as skill_apis
+from .snapshots import apis as snapshot_apis
 
 
 def uuid_arg(name: str) -> str:
@@ -68,6 +69,31 @@ urlpatterns = [
         rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/state/memories/{uuid_arg('memory_id')}/?$",
         sheet_api.SeatMemoryApi.as_view(),
         name="seat-memory",
+    ),
+    re_path(
+        rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/snapshot/?$",
+        snapshot_apis.SeatSnapshotApi.as_view(),
+        name="seat-snapshot",
+    ),
+    re_path(
+        rf"^frames/{FRAME}/seats/{uuid_arg('seat_id')}/reset/?$",
+        snapshot_apis.SeatResetApi.as_view(),
+        name="seat-reset",
+    ),
+    re_path(
+        rf"^frames/{FRAME}/snapshots/?$",
+        snapshot_apis.FrameSnapshotsApi.as_view(),
+        name="frame-snapshots",
+    ),
+    re_path(
+        rf"^frames/{FRAME}/snapshots/{uuid_arg('snapshot_id')}/?$",
+        snapshot_apis.FrameSnapshotApi.as_view(),
+        name="frame-snapshot",
+    ),
+    re_path(
+        r"^schemas/snapshot-v1\.json$",
+        snapshot_apis.SnapshotSchemaApi.as_view(),
+        name="snapshot-schema",
     ),
     re_path(rf"^frames/{FRAME}/invite/?$", apis.FrameInviteApi.as_view(), name="frame-invite"),
     *[

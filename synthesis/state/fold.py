@@ -90,4 +90,6 @@ def fold(deltas: Iterable[Delta]) -> CharacterValues:
             seat = mood_step(seat, mood=delta.mood, intensity=delta.intensity)
         elif delta.kind == DeltaKind.FACT:
             seat = fact_step(seat, text=delta.text)
+        elif delta.kind == DeltaKind.RESET:  # a reset (synthesis/snapshots/): start over
+            edges, seat = {}, SeatValues()
     return CharacterValues(edges=edges, seat=seat)

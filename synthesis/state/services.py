@@ -106,6 +106,9 @@ def delta_record(
     )
     if kind == DeltaKind.EDGE:
         _edge_move(delta, outcome)
+    elif kind == DeltaKind.RESET:  # as the fold: no edges, the starting mood, no facts
+        Edge.objects.filter(source=seat).delete()
+        SeatState.objects.filter(seat=seat).delete()
     else:
         _seat_move(delta)
     return delta

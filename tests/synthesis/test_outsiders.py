@@ -20,6 +20,7 @@ from synthesis.models import (
     Outcome,
     Pass,
     Seat,
+    Snapshot,
     StateDelta,
     TableTalk,
     Window,
@@ -56,6 +57,19 @@ ENDPOINTS = {
         "frame",
         {"text": "OUTSIDER-MEMORY", "pinned": True},
     ),
+    ("seat-snapshot", "get"): ("/api/frames/{frame}/seats/{alice}/snapshot", "frame", None),
+    ("seat-reset", "post"): (
+        "/api/frames/{frame}/seats/{alice}/reset",
+        "frame",
+        {"confirm": "Alice Thompson"},
+    ),
+    ("frame-snapshots", "get"): ("/api/frames/{frame}/snapshots", "frame", None),
+    ("frame-snapshots", "post"): (
+        "/api/frames/{frame}/snapshots",
+        "frame",
+        {"seat": "{alice}", "snapshot_id": "{snapshot}"},
+    ),
+    ("frame-snapshot", "get"): ("/api/frames/{frame}/snapshots/{snapshot}", "frame", None),
     ("frame-invite", "post"): ("/api/frames/{frame}/invite", "frame", None),
     ("frame-pause", "post"): ("/api/frames/{frame}/pause", "frame", None),
     ("frame-resume", "post"): ("/api/frames/{frame}/resume", "frame", None),
@@ -140,6 +154,8 @@ NOT_FRAME_SCOPED = {
     # A skill belongs to a user or to a frame's GM (tests/synthesis/test_skills.py).
     "skill-list",
     "skill-detail",
+    # The snapshot format's JSON Schema: public (synthesis/snapshots/).
+    "snapshot-schema",
 }
 HANDLERS = ("get", "post", "put", "patch", "delete")
 
@@ -172,8 +188,13 @@ class Table(Scene):
         self.memory = Memory.objects.create(
             frame=self.frame, seat=self.alice, outcome=self.outcome, text="ALICE-REMEMBERS"
         )
+        # A reset's snapshot of Alice, which restores her state (a second reset, say).
+        self.snapshot = Snapshot.objects.create(
+            frame=self.frame, seat=self.alice, kind="reset", data={"ALICE": "SNAPSHOT"}
+        )
         self.ids = {
             "memory": str(self.memory.id),
+            "snapshot": str(self.snapshot.id),
             "frame": str(self.frame.id),
             "outcome": str(self.outcome.id),
             "alice": str(self.alice.id),
@@ -215,6 +236,7 @@ class Table(Scene):
             "scenes": sorted(
                 PlayScene.objects.filter(frame=frame).values_list("number", "status", "title")
             ),
+            "snapshots": Snapshot.objects.filter(frame=frame).count(),
         }
 
 

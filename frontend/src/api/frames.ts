@@ -22,10 +22,13 @@ import type {
   PassInfo,
   PassStatus,
   Seat,
+  SeatResetDone,
   SeatState,
   StateEditInput,
   MemoryEditInput,
   SeatUpdateInput,
+  SnapshotImported,
+  SnapshotRecord,
   SpectatorView,
   TalkMessage,
   ContentEntry,
@@ -87,6 +90,35 @@ export const editSeatState = (frameId: string, seatId: string, input: StateEditI
 /** GM: pin, weigh, rewrite or remove (hide) one of a seat's memories (audited). */
 export const editSeatMemory = (frameId: string, seatId: string, memoryId: string, input: MemoryEditInput) =>
   http.patch<SeatState>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/state/memories/${encodeURIComponent(memoryId)}`, input)
+
+/** Where a seat's character snapshot downloads from (a plain link: the session cookie authorises it). */
+export const snapshotUrl = (frameId: string, seatId: string) =>
+  `${one(frameId)}/seats/${encodeURIComponent(seatId)}/snapshot`
+
+/** The GM restores a snapshot file into a seat; `restore` names what to restore. */
+export function importSnapshot(frameId: string, seatId: string, file: File, restore: string[]) {
+  const body = new FormData()
+  body.append('seat', seatId)
+  body.append('file', file)
+  for (const name of restore) body.append('restore', name)
+  return http.post<SnapshotImported>(`${one(frameId)}/snapshots`, body)
+}
+
+/** The GM restores a snapshot the frame keeps (a reset's, an export, a periodic one) into a seat. */
+export const restoreSnapshot = (frameId: string, seatId: string, snapshotId: string, restore: string[]) =>
+  http.post<SnapshotImported>(`${one(frameId)}/snapshots`, { seat: seatId, snapshot_id: snapshotId, restore })
+
+/** The GM resets a character; `confirm` is its name typed back. A snapshot is taken first. */
+export const resetSeat = (frameId: string, seatId: string, confirm: string) =>
+  http.post<SeatResetDone>(`${one(frameId)}/seats/${encodeURIComponent(seatId)}/reset`, { confirm })
+
+/** The frame's kept snapshots (the GM's): exports, imports, resets' and periodic ones. */
+export const listSnapshots = (frameId: string) =>
+  http.get<{ snapshots: SnapshotRecord[] }>(`${one(frameId)}/snapshots`)
+
+/** Where a kept snapshot downloads from. */
+export const storedSnapshotUrl = (frameId: string, snapshotId: string) =>
+  `${one(frameId)}/snapshots/${encodeURIComponent(snapshotId)}`
 
 /** Give up my seat (it opens again; my sockets close with 4403). */
 export const leaveFrame = (frameId: string, seat: string) => http.post<void>(`${one(frameId)}/leave`, { seat })

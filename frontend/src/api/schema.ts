@@ -717,6 +717,27 @@ export type paths = {
         patch: operations["frames_seats_partial_update"];
         trace?: never;
     };
+    "/api/frames/{frame_id}/seats/{seat_id}/reset/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Reset the character's state (the GM's): a snapshot is taken first, then its
+         *     relationships, mood and facts start over and its memories are cleared. `confirm`
+         *     must be the character's name.
+         */
+        post: operations["frames_seats_reset_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/frames/{frame_id}/seats/{seat_id}/sheet/": {
         parameters: {
             query?: never;
@@ -729,6 +750,27 @@ export type paths = {
          *     may know. Its current player's and the GM's; anyone else gets 404.
          */
         get: operations["frames_seats_sheet_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/seats/{seat_id}/snapshot/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The seat's character snapshot (`lmix-snapshot` version 1), as a JSON file: its
+         *     persona and its state now or as of the outcome `at`. Its current player's and the
+         *     GM's; anyone else gets 404. Each export is recorded.
+         */
+        get: operations["frames_seats_snapshot_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -780,6 +822,51 @@ export type paths = {
          *     hidden). Audited; the seat's player and you are told (`state.changed`).
          */
         patch: operations["frames_seats_state_memories_partial_update"];
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/snapshots/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The frame's snapshots, newest first: exports, imports, those taken before a reset
+         *     and the periodic ones (the GM's).
+         */
+        get: operations["frame_snapshots_list"];
+        put?: never;
+        /**
+         * @description Import a snapshot into a seat (the GM's): JSON `{snapshot, seat, restore}`, a
+         *     multipart `file`, or a `snapshot_id` this frame keeps. All of it or nothing; a
+         *     malformed snapshot gets a 400 naming the problem and where it is.
+         */
+        post: operations["frames_snapshots_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/frames/{frame_id}/snapshots/{snapshot_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description One stored snapshot, as a JSON file (the GM's): a seat's `lmix-snapshot`, or a
+         *     frame's `lmix-frame-snapshot` holding one per seat.
+         */
+        get: operations["frame_snapshot_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/frames/{frame_id}/spectators/": {
@@ -1452,6 +1539,23 @@ export type paths = {
         patch: operations["scenarios_partial_update"];
         trace?: never;
     };
+    "/api/schemas/snapshot-v1.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The JSON Schema of a character snapshot, version 1 (public). */
+        get: operations["schemas_snapshot_v1.json_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills/": {
         parameters: {
             query?: never;
@@ -1657,6 +1761,46 @@ export type components = {
             /** @description The AI-played seats that act now. */
             acting_seats: string[];
         };
+        /**
+         * ActiveConfiguration
+         * @description The personality parameters compiled (informative: recomputed on import).
+         */
+        ActiveConfiguration: {
+            /**
+             * Compiled Parameters
+             * @description With the mood's modifiers, 0–1.
+             */
+            compiled_parameters: {
+                [key: string]: number;
+            };
+            /**
+             * Active Mood
+             * @description `current_state.mood.current`.
+             */
+            active_mood: string;
+            /**
+             * Mood Modifiers
+             * @description The mood's, scaled by its intensity.
+             */
+            mood_modifiers: {
+                [key: string]: number;
+            };
+            /**
+             * Toward
+             * @description Per other character: with its relationship level's modifiers too.
+             * @default {}
+             */
+            toward?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            /**
+             * Active Modifiers Applied
+             * @default []
+             */
+            active_modifiers_applied?: string[];
+        };
         Affiliation: {
             /** Format: uuid */
             id: string;
@@ -1674,6 +1818,28 @@ export type components = {
             universal_truth?: string;
             internal_truth?: string;
             external_truth?: string;
+        };
+        /**
+         * Affinity
+         * @description How this character sees another (directed), the other by name.
+         */
+        Affinity: {
+            /** Character */
+            character: string;
+            /**
+             * Points
+             * @description Affinity, 0–100.
+             */
+            points: number;
+            /** Level */
+            level: components["schemas"]["LevelEnum"];
+            /** Trust */
+            trust: number;
+            /**
+             * Knowledge
+             * @default []
+             */
+            knowledge?: string[];
         };
         /**
          * @description * `always` - Always: any outcome it witnessed
@@ -1858,6 +2024,18 @@ export type components = {
         Csrf: {
             csrfToken: string;
         };
+        /** @enum {string} */
+        CurrentEnum: "neutral" | "happy" | "sad" | "angry" | "anxious" | "shy" | "excited" | "suspicious" | "calm";
+        /** CurrentState */
+        CurrentState: {
+            /** Affinity */
+            affinity: components["schemas"]["Affinity"][];
+            mood: components["schemas"]["Mood"];
+            /** Learned Facts */
+            learned_facts: components["schemas"]["LearnedFact"][];
+            /** Memorable Episodes */
+            memorable_episodes: components["schemas"]["Episode"][];
+        };
         Draft: {
             /**
              * Format: uuid
@@ -1905,6 +2083,43 @@ export type components = {
         };
         /** @enum {string} */
         EpilogueViewStatusEnum: "none" | "writing" | "failed" | "done";
+        /**
+         * Episode
+         * @description A memory: only ever of what this character witnessed or was told.
+         */
+        Episode: {
+            /** Summary */
+            summary: string;
+            /**
+             * Significance
+             * @description 3 is unforgettable (pinned).
+             */
+            significance: number;
+            /** Pinned */
+            pinned: boolean;
+            /**
+             * Source
+             * @description "witnessed" or "told".
+             */
+            source: string;
+            /**
+             * Told By
+             * @default null
+             */
+            told_by?: string | null;
+            /** Reliability */
+            reliability: number;
+            /**
+             * Witnesses
+             * @default []
+             */
+            witnesses?: string[];
+            /**
+             * Date
+             * Format: date-time
+             */
+            date: string;
+        };
         /**
          * ExportNarrative
          * @description A narrative in an export: whose story it is (`character`, the seat's public name),
@@ -2167,6 +2382,13 @@ export type components = {
                 [key: string]: components["schemas"]["PlayedModel"] | null;
             };
         };
+        /** FrameRef */
+        FrameRef: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+        };
         FrameRewindRequest: {
             /**
              * Format: uuid
@@ -2343,6 +2565,30 @@ export type components = {
             controller: components["schemas"]["SeatController"];
             player: string | null;
         };
+        /**
+         * JsonSchemaDocument
+         * @description A JSON Schema (draft 2020-12): the published definition of a snapshot format.
+         */
+        JsonSchemaDocument: {
+            /** $Schema */
+            $schema: string;
+            /** $Id */
+            $id: string;
+            /** Title */
+            title: string;
+            /** Type */
+            type: string;
+            /** Properties */
+            properties: {
+                [key: string]: unknown;
+            };
+            /** Required */
+            required: string[];
+            /** $Defs */
+            $defs: {
+                [key: string]: unknown;
+            };
+        };
         /** LLMCallInfo */
         LLMCallInfo: {
             purpose: string;
@@ -2390,6 +2636,11 @@ export type components = {
          * @enum {string}
          */
         LeakGuard: "hold" | "flag";
+        /** LearnedFact */
+        LearnedFact: {
+            /** Value */
+            value: string;
+        };
         /** @enum {string} */
         LevelEnum: "stranger" | "acquaintance" | "friend" | "close friend" | "soulmate";
         /**
@@ -2512,6 +2763,13 @@ export type components = {
             context_size: number | null;
             /** @description Present when a local server was reached but did not report its context size: the form asks for it. */
             context_size_hint?: string;
+        };
+        /** Mood */
+        Mood: {
+            /** Current */
+            current: components["schemas"]["CurrentEnum"];
+            /** Intensity */
+            intensity: number;
         };
         /**
          * MySeat
@@ -2845,6 +3103,13 @@ export type components = {
             /** Format: date-time */
             updated_at: string;
         };
+        /** PersonaMade */
+        PersonaMade: {
+            id: string;
+            name: string;
+            /** @description False: one of the importer's with the same fields. */
+            created: boolean;
+        };
         PersonaRequest: {
             name: string;
             /** @description The name other characters know it by; empty: its name. Its real name only it and fellow members of its covert groups see. */
@@ -2864,6 +3129,67 @@ export type components = {
             affiliations?: string[];
             /** @description Among `affiliations`: memberships only fellow members of the group see. Omitted keeps the flags of the memberships that stay. */
             covert_affiliations?: string[];
+        };
+        /**
+         * PersonaTemplate
+         * @description The template: the persona's own fields (its player may read them all).
+         */
+        PersonaTemplate: {
+            /** Name */
+            name: string;
+            /**
+             * Known As
+             * @default
+             */
+            known_as?: string;
+            /**
+             * Universal Truth
+             * @default
+             */
+            universal_truth?: string;
+            /**
+             * Internal Truth
+             * @default
+             */
+            internal_truth?: string;
+            /**
+             * External Truth
+             * @default
+             */
+            external_truth?: string;
+            /**
+             * Style
+             * @default
+             */
+            style?: string;
+            /**
+             * Greeting
+             * @default
+             */
+            greeting?: string;
+            /**
+             * Example Dialogue
+             * @default
+             */
+            example_dialogue?: string;
+            /**
+             * Tags
+             * @default []
+             */
+            tags?: string[];
+            /**
+             * Avatar Url
+             * @default
+             */
+            avatar_url?: string;
+            /**
+             * Imported
+             * @description What an imported card or template held that no field does.
+             * @default {}
+             */
+            imported?: {
+                [key: string]: unknown;
+            };
         };
         Placeholder: {
             name: string;
@@ -3031,6 +3357,8 @@ export type components = {
             /** @description Intentions to rewrite before it runs again. */
             inputs?: components["schemas"]["InputRequest"][];
         };
+        /** @enum {string} */
+        RestoredEnum: "affinity" | "mood" | "facts" | "memories";
         /**
          * RewindAnswer
          * @description A rewind of the frame (the GM's): to which outcome, by whom, what it hid (counts),
@@ -3216,6 +3544,17 @@ export type components = {
             /** Format: uuid */
             seat: string;
         };
+        /** SeatResetDone */
+        SeatResetDone: {
+            /** @description The snapshot taken first: import it to restore. */
+            snapshot: string;
+            seat: string;
+            memories_cleared: number;
+        };
+        SeatResetRequest: {
+            /** @description The character's name, typed back. */
+            confirm: string;
+        };
         /**
          * SeatStateAnswer
          * @description A seat's character state (synthesis/state/): its relationships, mood, learned facts
@@ -3331,6 +3670,138 @@ export type components = {
             name: string;
             text: string;
         };
+        SnapshotImportRequest: {
+            /**
+             * Format: uuid
+             * @description The seat of this frame to restore into.
+             */
+            seat: string;
+            /** @description A snapshot, as JSON. */
+            snapshot?: unknown;
+            /**
+             * Format: binary
+             * @description A snapshot file (multipart).
+             */
+            file?: string;
+            /**
+             * Format: uuid
+             * @description A snapshot this frame keeps (a reset's, say).
+             */
+            snapshot_id?: string;
+            /** @description What to restore: ["affinity", "mood", "facts", "memories"] (all when absent), or an object of booleans. */
+            restore?: unknown;
+            /**
+             * @description Also recreate the persona in your library (or match one).
+             * @default false
+             */
+            persona?: boolean;
+        };
+        /**
+         * SnapshotImported
+         * @description What an import restored, and what it could not place.
+         */
+        SnapshotImported: {
+            /** @description The import's record. */
+            snapshot: string;
+            seat: string;
+            restored: components["schemas"]["RestoredEnum"][];
+            /** @description Memories added (one the seat has is not doubled). */
+            memories: number;
+            /** @description Names in the snapshot no seat of this frame has: their parts skipped. */
+            unknown_characters: string[];
+            persona: components["schemas"]["PersonaMade"] | null;
+            warnings: string[];
+        };
+        /** SnapshotInfo */
+        SnapshotInfo: {
+            /**
+             * Format
+             * @constant
+             */
+            format: "lmix-snapshot";
+            /**
+             * Version
+             * @constant
+             */
+            version: 1;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Character
+             * @description Whose state this is.
+             */
+            character: string;
+            source: components["schemas"]["Source"];
+            /**
+             * Lmix Version
+             * @default null
+             */
+            lmix_version?: string | null;
+        };
+        /** SnapshotList */
+        SnapshotList: {
+            snapshots: components["schemas"]["SnapshotRecord"][];
+        };
+        /**
+         * SnapshotRecord
+         * @description A snapshot the frame keeps: exported, imported, taken before a reset, or periodic.
+         */
+        SnapshotRecord: {
+            id: string;
+            kind: components["schemas"]["SnapshotRecordKindEnum"];
+            seat: string | null;
+            character: string | null;
+            by: string | null;
+            outcome_seq: number | null;
+            created_at: string;
+        };
+        /** @enum {string} */
+        SnapshotRecordKindEnum: "export" | "import" | "reset" | "frame";
+        /**
+         * SnapshotV1
+         * @description A character snapshot (`lmix-snapshot`, version 1).
+         */
+        SnapshotV1: {
+            _snapshot_info: components["schemas"]["SnapshotInfo"];
+            persona: components["schemas"]["PersonaTemplate"];
+            current_state: components["schemas"]["CurrentState"];
+            active_configuration: components["schemas"]["ActiveConfiguration"];
+        };
+        /**
+         * Source
+         * @description Where the snapshot was taken (ids of the exporting LMiX: informative only).
+         */
+        Source: {
+            /**
+             * Frame
+             * @description The frame's name.
+             */
+            frame: string;
+            /**
+             * Frame Id
+             * @default null
+             */
+            frame_id?: string | null;
+            /**
+             * Seat Id
+             * @default null
+             */
+            seat_id?: string | null;
+            /**
+             * Outcome Id
+             * @description The moment (`?at=`); null: the latest.
+             * @default null
+             */
+            outcome_id?: string | null;
+            /**
+             * Outcome Seq
+             * @default null
+             */
+            outcome_seq?: number | null;
+        };
         /** @enum {string} */
         SourceEnum: "frame" | "assistant" | "cast" | "default";
         /**
@@ -3415,6 +3886,38 @@ export type components = {
             parameters: {
                 [key: string]: number;
             };
+        };
+        /**
+         * StoredSnapshotFile
+         * @description A stored snapshot, downloaded: a seat's `lmix-snapshot` (the first four keys) or a
+         *     frame's `lmix-frame-snapshot` (the last four).
+         */
+        StoredSnapshotFile: {
+            /** @default null */
+            _snapshot_info?: components["schemas"]["SnapshotInfo"] | null;
+            /** @default null */
+            persona?: components["schemas"]["PersonaTemplate"] | null;
+            /** @default null */
+            current_state?: components["schemas"]["CurrentState"] | null;
+            /** @default null */
+            active_configuration?: components["schemas"]["ActiveConfiguration"] | null;
+            /**
+             * Format
+             * @default null
+             */
+            format?: "lmix-frame-snapshot" | null;
+            /**
+             * Version
+             * @default null
+             */
+            version?: 1 | null;
+            /** @default null */
+            frame?: components["schemas"]["FrameRef"] | null;
+            /**
+             * Seats
+             * @default null
+             */
+            seats?: components["schemas"]["SnapshotV1"][] | null;
         };
         /** @enum {string} */
         SummaryStatus: "none" | "pending" | "running" | "done" | "failed";
@@ -4651,6 +5154,32 @@ export interface operations {
             };
         };
     };
+    frames_seats_reset_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                seat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeatResetRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatResetDone"];
+                };
+            };
+        };
+    };
     frames_seats_sheet_retrieve: {
         parameters: {
             query?: never;
@@ -4669,6 +5198,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CharacterSheet"];
+                };
+            };
+        };
+    };
+    frames_seats_snapshot_retrieve: {
+        parameters: {
+            query?: {
+                /** @description An outcome's id: the state as of it. */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                frame_id: string;
+                seat_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotV1"];
                 };
             };
         };
@@ -4744,6 +5298,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SeatStateAnswer"];
+                };
+            };
+        };
+    };
+    frame_snapshots_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotList"];
+                };
+            };
+        };
+    };
+    frames_snapshots_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["SnapshotImportRequest"];
+                "application/json": components["schemas"]["SnapshotImportRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotImported"];
+                };
+            };
+        };
+    };
+    frame_snapshot_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                frame_id: string;
+                snapshot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredSnapshotFile"];
                 };
             };
         };
@@ -6008,6 +6631,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Scenario"];
+                };
+            };
+        };
+    };
+    "schemas_snapshot_v1.json_retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSchemaDocument"];
                 };
             };
         };

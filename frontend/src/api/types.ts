@@ -208,6 +208,12 @@ export type MemoryEditInput = Schemas['PatchedMemoryEditRequest']
 export type StateEdge = Schemas['StateEdge']
 /** One of the character's memories: only of what it witnessed. */
 export type StateMemory = Schemas['StateMemory']
+/** POST /api/frames/{id}/snapshots (the GM): what an import restored, and the names it could not place. */
+export type SnapshotImported = Schemas['SnapshotImported']
+/** POST /api/frames/{id}/seats/{seat}/reset (the GM): the snapshot taken first, which restores it. */
+export type SeatResetDone = Schemas['SeatResetDone']
+/** GET /api/frames/{id}/snapshots (the GM): the frame's kept snapshots, newest first. */
+export type SnapshotRecord = Schemas['SnapshotRecord']
 
 /** Why a pass plays on its model: the GM chose it for the frame, the character's assistant's, the cast's most common, the GM's default. */
 export type ModelSource = Schemas['SourceEnum']

@@ -33,6 +33,10 @@ vi.mock('@/api/frames', () => ({
   setSpectators: vi.fn(),
   updateFrame: vi.fn(),
   getSeatSheet: vi.fn(),
+  getSeatState: vi.fn(() => new Promise(() => {})),
+  snapshotUrl: (frame: string, seat: string) => `/api/frames/${frame}/seats/${seat}/snapshot`,
+  importSnapshot: vi.fn(),
+  resetSeat: vi.fn(),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
   exportUrl: (id: string, format: string) => `/api/frames/${id}/export?format=${format}`,
   inviteLink: (code: string) => `http://test/join/${code}`,
@@ -349,6 +353,11 @@ describe('FrameGmView', () => {
       await flushPromises()
       expect(dialog()?.querySelector(q('sheet-me-secret'))?.textContent).toBe('BOB-SECRET')
       expect(dialog()?.textContent).toContain('Bob — character sheet')
+      // The GM's snapshot actions on the seat: export, import, reset.
+      const exportLink = dialog()?.querySelector<HTMLAnchorElement>(q('snapshot-export'))
+      expect(exportLink?.getAttribute('href')).toBe(`/api/frames/frame1/seats/${SEATS.bob}/snapshot`)
+      expect(dialog()?.querySelector(q('snapshot-import'))).not.toBeNull()
+      expect(dialog()?.querySelector(q('snapshot-reset'))).not.toBeNull()
       document.querySelector<HTMLButtonElement>(`${q('gm-sheet-dialog')} ${q('modal-close')}`)!.click()
       await flushPromises()
       expect(dialog()).toBeNull()

@@ -9,6 +9,9 @@ const getSeatState = vi.fn<(frameId: string, seatId: string) => Promise<SeatStat
 vi.mock('@/api/frames', () => ({
   getSeatSheet: (f: string, s: string) => getSeatSheet(f, s),
   getSeatState: (f: string, s: string) => getSeatState(f, s),
+  snapshotUrl: (f: string, s: string) => `/api/frames/${f}/seats/${s}/snapshot`,
+  importSnapshot: vi.fn(),
+  resetSeat: vi.fn(),
 }))
 
 const q = (id: string) => `[data-testid="${id}"]`
@@ -105,6 +108,10 @@ describe('CharacterSheetPanel', () => {
     expect(memory.attributes('data-pinned')).toBe('true')
     expect(memory.text()).toContain('The Porter dropped a crate.')
     expect(w.find(q('state-failure')).exists()).toBe(false)
+    // The player exports their character's snapshot; importing and resetting are the GM's.
+    expect(w.find(q('snapshot-export')).attributes('href')).toBe('/api/frames/f1/seats/seat-a/snapshot')
+    expect(w.find(q('snapshot-import')).exists()).toBe(false)
+    expect(w.find(q('snapshot-reset')).exists()).toBe(false)
     getSeatState.mockResolvedValue(state({ memories: [] }))
     await w.find(q('state-refresh')).trigger('click')
     await flushPromises()
