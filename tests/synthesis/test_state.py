@@ -781,3 +781,19 @@ def test_the_gm_pins_rewrites_and_removes_a_memory_audited(user, events):
     other = f"/api/frames/{scene.frame.pk}/seats/{scene.bob.pk}/state/memories/{memory.pk}"
     assert gm.patch(other, {"pinned": False}, format="json").status_code == 404  # not Bob's
     assert gm.patch(url, {}, format="json").status_code == 400
+
+
+def test_a_pin_the_gm_sets_on_an_old_memory_stays_the_oldest_other_pin_goes(user):
+    from synthesis.state.services import PINS_MAX, memory_edit, memory_record
+
+    scene = Scene(user)
+    old = memory_record(seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text="old")
+    for n in range(PINS_MAX):
+        memory_record(
+            seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text=f"pin {n}",
+            significance=3,
+        )  # fmt: skip
+    memory_edit(memory=old, by=user, pinned=True)
+    pinned = Memory.objects.filter(seat=scene.alice, pinned=True)
+    assert pinned.count() == PINS_MAX
+    assert pinned.filter(pk=old.pk).exists() and not pinned.filter(text="pin 0").exists()
