@@ -615,6 +615,12 @@ def test_nobody_remembers_an_event_it_neither_witnessed_nor_was_told_of(user, sa
         }
         expected = seat.pk in witnesses or (seat.pk in here and bool(told))
         assert Memory.objects.filter(seat=seat).exists() == expected
+    from synthesis.state.selectors import recall
+
+    for seat in seats:  # recall, whatever the scene's words, holds the seat's own only
+        recalled = recall(seat_id=seat.pk, scene=[*markers.values(), "the lantern"], k=8)
+        assert {m.seat_id for m in recalled} <= {seat.pk}
+        assert len(recalled) == Memory.objects.filter(seat=seat).count()
     for seat in seats:  # and a told memory reaches only its listener's prompt
         prompt = flesh_prompt(scene, seat)
         mine = {m.told_by_id or seat.pk for m in Memory.objects.filter(seat=seat)}
