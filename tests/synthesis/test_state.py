@@ -803,3 +803,19 @@ def test_a_pin_the_gm_sets_on_an_old_memory_stays_the_oldest_other_pin_goes(user
     pinned = Memory.objects.filter(seat=scene.alice, pinned=True)
     assert pinned.count() == PINS_MAX
     assert pinned.filter(pk=old.pk).exists() and not pinned.filter(text="pin 0").exists()
+
+
+def test_a_significance_pass_over_the_budget_fails_with_that_reason(user, monkeypatch):
+    from synthesis.state import significance
+    from synthesis.state.services import memory_record
+
+    scene = Scene(user)
+    outcome = outcome_for(scene, [scene.alice])
+    memory_record(seat=scene.alice, outcome=outcome, text="a death in the harbour")
+    asked = []
+    monkeypatch.setattr(significance, "budget_admits", lambda **kw: asked.append(kw) or False)
+    failed = significance.significance_pass_run(outcome_id=outcome.pk)
+    assert failed.status == "failed" and "budget" in failed.error
+    assert asked and asked[0]["frame_id"] == scene.frame.pk
+    assert not LLMCall.objects.filter(purpose="synthesis.significance").exists()
+    assert not Memory.objects.get(seat=scene.alice).scored
