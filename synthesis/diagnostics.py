@@ -33,6 +33,7 @@ PURPOSES = {
     "synthesis.epilogue": "Epilogue",
     "synthesis.ai_act": "AI character acting",
     "synthesis.state": "Updating the characters' state",
+    "synthesis.significance": "Weighing the characters' memories",
     "synthesis.author": "Adding to the world (author)",
     "synthesis.designer": "Writing a skill (designer)",
     "synthesis.scene": "Summarising a scene",

@@ -1,6 +1,7 @@
-"""Reads of character state: the rows a character's own flesh prompt reads (prepared, sent
-in gather's batch: components.py), which of its memories it recalls, and a seat's whole
-state for its player and the GM (the state API)."""
+"""Reads of character state: the rows a character's own flesh prompt reads (its edges and
+mood prepared, sent in gather's batch: components.py), which of its memories it recalls
+for the scene (`recall`, text relevance), and a seat's whole state for its player and the
+GM (the state API)."""
 
 import re
 import uuid
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Expression, FloatField, Q, QuerySet, Value
+from django.db.models import FloatField, Q, QuerySet, Value
 from django.db.models.expressions import RawSQL
 
 from lmix.errors import ApplicationError
@@ -71,17 +72,19 @@ def recall_terms(*texts: str) -> list[str]:
     return terms[:RECALL_TERMS]
 
 
-def _relevance(terms: list[str]) -> tuple[dict[str, Expression], Q]:
-    """How well a memory's text matches any of `terms` (higher is closer; 0 when none),
-    and the condition that it matches at all: PostgreSQL's full-text rank, SQLite's FTS5
-    bm25 (its table kept by triggers, migration 0018). One expression in the recall's one
-    statement, whatever the number of memories."""
+def _relevance(terms: list[str], memories: QuerySet[Memory]) -> tuple[QuerySet[Memory], Q]:
+    """`memories` with how well each one's text matches any of `terms` (`relevance`,
+    higher is closer; 0 when none), and the condition that it matches at all: PostgreSQL's
+    full-text rank (matched with `@@` on the GIN index's expression, migration 0018),
+    SQLite's FTS5 bm25 (its table kept by triggers, the same migration). One expression in
+    the recall's one statement, whatever the number of memories."""
     if not terms:
-        return {"relevance": Value(0.0, output_field=FloatField())}, Q(pk__in=[])
+        return memories.annotate(relevance=Value(0.0, output_field=FloatField())), Q(pk__in=[])
     if connection.vendor == "postgresql":
         query = SearchQuery(" | ".join(terms), search_type="raw", config=SEARCH_CONFIG)
         vector = SearchVector("text", config=SEARCH_CONFIG)  # the GIN index's expression
-        return {"relevance": SearchRank(vector, query), "search": vector}, Q(search=query)
+        ranked = memories.alias(search=vector).annotate(relevance=SearchRank(vector, query))
+        return ranked, Q(search=query)
     match = " OR ".join(f'"{t}"' for t in terms)
     score = RawSQL(
         "COALESCE((SELECT -bm25(synthesis_memory_fts) FROM synthesis_memory_fts"
@@ -90,7 +93,7 @@ def _relevance(terms: list[str]) -> tuple[dict[str, Expression], Q]:
         (match,),
         output_field=FloatField(),
     )
-    return {"relevance": score}, Q(relevance__gt=0)
+    return memories.annotate(relevance=score), Q(relevance__gt=0)
 
 
 def recallable(seat_id: object) -> QuerySet[Memory]:
@@ -108,14 +111,13 @@ def recall(*, seat_id: object, scene: Sequence[str], k: int) -> list[Memory]:
 
     One statement: the pins, the newest MEMORY_CANDIDATES and every memory matching the
     scene's words, the best matches first, at most RECALL_CANDIDATES; ranked here."""
-    terms = recall_terms(*scene)
-    scores, matches = _relevance(terms)
     mine = recallable(seat_id)
     newest = mine.order_by("-created_at", "-id").values("pk")[:MEMORY_CANDIDATES]
+    ranked, matches = _relevance(recall_terms(*scene), mine)
     rows = list(
-        mine.annotate(**scores)
-        .filter(Q(pinned=True) | Q(pk__in=newest) | matches)
-        .order_by("-pinned", "-relevance", "-created_at", "-id")[:RECALL_CANDIDATES]
+        ranked.filter(Q(pinned=True) | Q(pk__in=newest) | matches).order_by(
+            "-pinned", "-relevance", "-created_at", "-id"
+        )[:RECALL_CANDIDATES]
     )
     return rank_memories(rows, k=k)
 
@@ -123,9 +125,9 @@ def recall(*, seat_id: object, scene: Sequence[str], k: int) -> list[Memory]:
 def memory_about(*, seat_id: object, text: str, besides: object = None) -> Memory | None:
     """The seat's own memory that best matches `text` (none if no word matches), other
     than its memories of the outcome `besides`: what a character can tell another about."""
-    scores, matches = _relevance(recall_terms(text))
-    found = recallable(seat_id).exclude(outcome_id=besides).annotate(**scores).filter(matches)
-    return found.order_by("-relevance", "-created_at", "-id").first()
+    mine = recallable(seat_id).exclude(outcome_id=besides)
+    ranked, matches = _relevance(recall_terms(text), mine)
+    return ranked.filter(matches).order_by("-relevance", "-created_at", "-id").first()
 
 
 def rank_memories(candidates: list[Memory], *, k: int) -> list[Memory]:

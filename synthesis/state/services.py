@@ -199,11 +199,13 @@ def memory_record(
     return memory
 
 
-def pins_cap(seat_id: object) -> None:
+def pins_cap(seat_id: object, *, keep: object = None) -> None:
     """At most PINS_MAX pins per character: the least recent ones are let go (unpinned,
-    kept, significance unchanged)."""
-    pins = Memory.objects.filter(seat_id=seat_id, pinned=True).order_by("-created_at", "-id")
-    extra = list(pins.values_list("pk", flat=True)[PINS_MAX:])
+    kept, significance unchanged), never `keep` (the memory the GM just pinned, however
+    old: their pin wins over the oldest other one)."""
+    pins = Memory.objects.filter(seat_id=seat_id, pinned=True).exclude(pk=keep)
+    pins = pins.order_by("-created_at", "-id")
+    extra = list(pins.values_list("pk", flat=True)[PINS_MAX - (keep is not None) :])
     if extra:
         Memory.objects.filter(pk__in=extra).update(pinned=False)
 
@@ -412,6 +414,6 @@ def memory_edit(*, memory: Memory, by: object, **changes: object) -> Memory:
     memory.save(update_fields=[*changes, "scored"])
     MemoryEdit.objects.create(memory=memory, by=by, change=audit)
     if memory.pinned and not memory.removed:
-        pins_cap(memory.seat_id)
+        pins_cap(memory.seat_id, keep=memory.pk)
     notify_state_changed(memory.frame_id, [memory.seat_id])
     return memory

@@ -637,6 +637,12 @@ def test_nobody_remembers_an_event_it_neither_witnessed_nor_was_told_of(user, sa
         }
         expected = seat.pk in witnesses or (seat.pk in here and bool(told))
         assert Memory.objects.filter(seat=seat).exists() == expected
+    from synthesis.state.selectors import recall
+
+    for seat in seats:  # recall, whatever the scene's words, holds the seat's own only
+        recalled = recall(seat_id=seat.pk, scene=[*markers.values(), "the lantern"], k=8)
+        assert {m.seat_id for m in recalled} <= {seat.pk}
+        assert len(recalled) == Memory.objects.filter(seat=seat).count()
     for seat in seats:  # and a told memory reaches only its listener's prompt
         prompt = flesh_prompt(scene, seat)
         mine = {m.told_by_id or seat.pk for m in Memory.objects.filter(seat=seat)}
@@ -803,3 +809,35 @@ def test_the_gm_pins_rewrites_and_removes_a_memory_audited(user, events):
     other = f"/api/frames/{scene.frame.pk}/seats/{scene.bob.pk}/state/memories/{memory.pk}"
     assert gm.patch(other, {"pinned": False}, format="json").status_code == 404  # not Bob's
     assert gm.patch(url, {}, format="json").status_code == 400
+
+
+def test_a_pin_the_gm_sets_on_an_old_memory_stays_the_oldest_other_pin_goes(user):
+    from synthesis.state.services import PINS_MAX, memory_edit, memory_record
+
+    scene = Scene(user)
+    old = memory_record(seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text="old")
+    for n in range(PINS_MAX):
+        memory_record(
+            seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text=f"pin {n}",
+            significance=3,
+        )  # fmt: skip
+    memory_edit(memory=old, by=user, pinned=True)
+    pinned = Memory.objects.filter(seat=scene.alice, pinned=True)
+    assert pinned.count() == PINS_MAX
+    assert pinned.filter(pk=old.pk).exists() and not pinned.filter(text="pin 0").exists()
+
+
+def test_a_significance_pass_over_the_budget_fails_with_that_reason(user, monkeypatch):
+    from synthesis.state import significance
+    from synthesis.state.services import memory_record
+
+    scene = Scene(user)
+    outcome = outcome_for(scene, [scene.alice])
+    memory_record(seat=scene.alice, outcome=outcome, text="a death in the harbour")
+    asked = []
+    monkeypatch.setattr(significance, "budget_admits", lambda **kw: asked.append(kw) or False)
+    failed = significance.significance_pass_run(outcome_id=outcome.pk)
+    assert failed.status == "failed" and "budget" in failed.error
+    assert asked and asked[0]["frame_id"] == scene.frame.pk
+    assert not LLMCall.objects.filter(purpose="synthesis.significance").exists()
+    assert not Memory.objects.get(seat=scene.alice).scored
