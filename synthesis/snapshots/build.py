@@ -16,8 +16,7 @@ from authoring.models import Persona
 from ..medium.context import seat_labels
 from ..models import Frame, Outcome, Seat
 from ..state.levels import MOOD_MODIFIERS, compiled_parameters, level
-from ..state.selectors import state_at
-from ..state_models import Memory
+from ..state.selectors import recallable, state_at
 from .schema import FORMAT, VERSION
 
 PERSONA_FIELDS = (
@@ -81,7 +80,7 @@ def seat_snapshot(
             mood=mood, intensity=intensity, level_name=level(edge.affinity)
         )
     affinity.sort(key=lambda a: a["character"])
-    memories = Memory.objects.filter(seat=seat).order_by("created_at", "id")
+    memories = recallable(seat.pk).order_by("created_at", "id")  # not the GM's removed
     if at is not None:  # as of then: memories of later outcomes are not yet made
         memories = memories.filter(Q(outcome__isnull=True) | Q(outcome__seq__lte=at.seq))
     persona = seat.persona

@@ -156,6 +156,23 @@ def test_an_export_follows_the_published_schema_and_is_recorded(user):
         jsonschema.validate(broken, schema)
 
 
+def test_a_memory_the_gm_removed_is_in_no_export(user):
+    """The GM's removed memory is kept, hidden (synthesis/state/services.py::memory_edit):
+    never recalled, shown, nor exported."""
+    from synthesis.state.services import memory_edit
+
+    scene = Scene(user)
+    lived(scene)
+    removed = memory_record(
+        seat=scene.alice, outcome=outcome_for(scene, [scene.alice]), text="REMOVED-MARKER"
+    )
+    memory_edit(memory=removed, by=user, removed=True)
+    for client in (logged_in_client(scene.alice_player), logged_in_client(user)):
+        data = export(client, scene, scene.alice)
+        assert "Alice saw the door open" in json.dumps(data)
+        assert "REMOVED-MARKER" not in json.dumps(data)
+
+
 def test_an_export_at_an_outcome_shows_the_state_then(user):
     scene = Scene(user)
     first = lived(scene)
