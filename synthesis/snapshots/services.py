@@ -391,6 +391,7 @@ def frame_snapshots(*, access: FrameAccess) -> list[dict[str, Any]]:
         {
             "id": str(r.pk),
             "kind": r.kind,
+            "rewind": r.rewind_id,
             "seat": str(r.seat_id) if r.seat_id else None,
             "character": r.seat.persona.name if r.seat else None,
             "by": r.by.get_username() if r.by else None,
@@ -411,7 +412,8 @@ def frame_snapshot_get(*, access: FrameAccess, snapshot_id: object) -> tuple[dic
         record = Snapshot.objects.get(frame=access.frame, pk=uuid.UUID(str(snapshot_id)))
     except (ValueError, Snapshot.DoesNotExist):
         raise ApplicationError("No such snapshot in this frame.", status_code=404) from None
-    return record.data, f"{record.kind}-{record.created_at:%Y%m%d-%H%M%S}.json"
+    named = f"{record.kind}-{record.rewind_id}" if record.rewind_id else record.kind
+    return record.data, f"{named}-{record.created_at:%Y%m%d-%H%M%S}.json"
 
 
 def snapshot_filename(data: dict[str, Any]) -> str:
