@@ -133,7 +133,7 @@ def restore_options(value: Any) -> set[str]:
 
 def stored_snapshot(*, frame: Frame, snapshot_id: object, seat: Seat) -> dict[str, Any]:
     """A snapshot this frame stored (a reset's, an export's, or the seat's entry of a frame
-    snapshot), to restore.
+    snapshot, periodic or taken before a rewind), to restore.
 
     Raises:
         ApplicationError: 404 when the frame has no such snapshot of that seat.
@@ -142,7 +142,7 @@ def stored_snapshot(*, frame: Frame, snapshot_id: object, seat: Seat) -> dict[st
         record = Snapshot.objects.get(frame=frame, pk=uuid.UUID(str(snapshot_id)))
     except (ValueError, Snapshot.DoesNotExist):
         raise ApplicationError("No such snapshot in this frame.", status_code=404) from None
-    if record.kind != SnapshotKind.FRAME:
+    if record.kind not in (SnapshotKind.FRAME, SnapshotKind.REWIND):  # a frame's: every seat
         return record.data
     for entry in record.data.get("seats", []):
         if entry.get("_snapshot_info", {}).get("source", {}).get("seat_id") == str(seat.pk):
