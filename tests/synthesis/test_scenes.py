@@ -375,7 +375,9 @@ def scene_rows(frame) -> dict:
     return {
         "scenes": list(PlayScene.objects.filter(frame=frame).order_by("number").values()),
         "summaries": sorted(
-            SceneSummary.objects.filter(frame=frame).values_list("pk", "scene_id", "seat_id", "text")
+            SceneSummary.objects.filter(frame=frame).values_list(
+                "pk", "scene_id", "seat_id", "text"
+            )
         ),
         "edges": sorted(
             (str(s), str(t), text)
@@ -477,3 +479,15 @@ def test_a_scene_closed_again_after_a_rewind_goes_when_the_rewind_is_restored(us
     rewind_restore(rewind=since, user=user)
     titles = list(PlayScene.objects.filter(frame=scene.frame).values_list("number", "title"))
     assert titles == [(1, ""), (2, "The cellar")]
+
+
+def test_a_frame_with_hidden_scenes_is_deleted_whole(user, queued):
+    from synthesis.models import Rewind
+    from synthesis.rewind import frame_rewind
+
+    scene, (first, _, _) = closed_then_played(user, queued)
+    frame_rewind(frame=scene.frame, to=first.pk, user=user)
+    assert PlayScene.all_objects.filter(rewound__isnull=False).exists()
+    scene.frame.delete()
+    assert not PlayScene.all_objects.exists() and not SceneSummary.all_objects.exists()
+    assert not Rewind.objects.exists()
