@@ -13,7 +13,9 @@ from lmix.models import LLMCall, LLMModel
 from synthesis import medium
 from synthesis.frame_events import next_seq
 from synthesis.medium.bones import Bones, bones_wire
-from synthesis.models import Liquid, Outcome
+from synthesis.models import Frame, Liquid, Outcome, Rewind
+from synthesis.regenerate import regenerate_preview
+from synthesis.rewind import frame_rewind, rewind_preview, rewind_restore
 from synthesis.scene_models import Scene as PlayScene
 from synthesis.scene_models import SceneSummary
 from synthesis.scenes import run as scene_run
@@ -23,6 +25,7 @@ from synthesis.scenes.services import scene_after_outcome, scene_close
 from synthesis.state_models import Edge
 from tests.conftest import logged_in_client
 from tests.synthesis.conftest import Scene
+from tests.synthesis.test_rewind import views
 
 pytestmark = pytest.mark.django_db(transaction=True)
 MODEL = LLMModel(model_id="gpt-4o")  # a 128k window: nothing is trimmed
@@ -370,7 +373,6 @@ PLANTED = "HIDDEN-SUMMARY-MARKER-7007"
 
 def scene_rows(frame) -> dict:
     """Every visible scene and summary, the edges' summaries and the frame's scene start."""
-    from synthesis.models import Frame
 
     return {
         "scenes": list(PlayScene.objects.filter(frame=frame).order_by("number").values()),
@@ -414,12 +416,16 @@ def closed_then_played(user, queued) -> tuple[Scene, list[Outcome]]:
 def test_a_rewind_hides_later_scenes_reopens_the_one_it_lands_in_and_restore_gives_all_back(
     user, queued
 ):
-    from synthesis.rewind import frame_rewind, rewind_restore
-    from tests.synthesis.test_rewind import views
-
-    scene, (first, _, _) = closed_then_played(user, queued)
+    scene, (first, second, _) = closed_then_played(user, queued)
     assert PLANTED in flesh_prompt(scene, scene.alice)  # its summary, before the rewind
     before = scene_rows(scene.frame)
+    # The dry runs (a rewind's, a regenerate's) say so first.
+    for preview in (
+        rewind_preview(frame=scene.frame, to=first.pk),
+        regenerate_preview(outcome=second),
+    ):
+        assert preview["counts"] | {"scenes": 1, "scenes_reopened": 1} == preview["counts"]
+    assert scene_rows(scene.frame) == before
 
     rewind = frame_rewind(frame=scene.frame, to=first.pk, user=user)
 
@@ -458,9 +464,6 @@ def test_a_rewind_hides_later_scenes_reopens_the_one_it_lands_in_and_restore_giv
 def test_a_scene_closed_again_after_a_rewind_goes_when_the_rewind_is_restored(user, queued):
     """After the rewind the GM closes scene 1 again (no new outcome): a new scene 2 opens;
     restoring hides those (a restore rewind) and gives back the first ones exactly."""
-    from synthesis.models import Rewind
-    from synthesis.rewind import frame_rewind, rewind_restore
-
     scene, (first, _, _) = closed_then_played(user, queued)
     before = scene_rows(scene.frame)
     rewind = frame_rewind(frame=scene.frame, to=first.pk, user=user)
@@ -482,9 +485,6 @@ def test_a_scene_closed_again_after_a_rewind_goes_when_the_rewind_is_restored(us
 
 
 def test_a_frame_with_hidden_scenes_is_deleted_whole(user, queued):
-    from synthesis.models import Rewind
-    from synthesis.rewind import frame_rewind
-
     scene, (first, _, _) = closed_then_played(user, queued)
     frame_rewind(frame=scene.frame, to=first.pk, user=user)
     assert PlayScene.all_objects.filter(rewound__isnull=False).exists()
