@@ -14,11 +14,13 @@ from django.db.models import Model, Q
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
+from lmix.lifecycle import lifecycle_move_all
 from lmix.realtime.publish import group_send_on_commit
 
 from .event_types import FrameRewound
 from .frame_events import frame_group, lock_frame, next_seq, spectator_group
 from .models import (
+    WINDOW_TRANSITIONS,
     Frame,
     FrameStatus,
     Liquid,
@@ -463,9 +465,12 @@ def _hide(*, frame: Frame, to_seq: int, rewind: Rewind) -> dict[str, int]:
     first = rewind_plan(frame=frame, to_seq=to_seq)
     Pass.objects.filter(pk__in=first.passes).update(rewound=rewind)
     # A window whose pass was still running is over: it must not show firing for ever.
-    Window.objects.filter(
-        status=WindowStatus.FIRING, passes__in=Pass.all_objects.filter(rewound=rewind)
-    ).update(status=WindowStatus.FIRED, updated_at=timezone.now())
+    lifecycle_move_all(
+        Window.objects.filter(passes__in=Pass.all_objects.filter(rewound=rewind)),
+        WINDOW_TRANSITIONS,
+        WindowStatus.FIRED,
+        only_from=(WindowStatus.FIRING,),
+    )
     StatePass.objects.filter(pk__in=first.state_passes).update(rewound=rewind)
     plan = rewind_plan(frame=frame, to_seq=to_seq)
     for key, model in HIDDEN.items():

@@ -98,6 +98,7 @@ def significance_pass_task(outcome_id: str) -> None:
     significance_pass_run(outcome_id=outcome_id)
 
 
+@shared_task(ignore_result=True)
 def turn_state_pass_task(turn_id: str) -> None:
     """A production turn's state pass: its cast's edges, mood, facts and memories."""
     turn_state_pass_run(turn_id=turn_id)

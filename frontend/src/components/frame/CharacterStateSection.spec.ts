@@ -7,7 +7,8 @@ import CharacterStateSection from './CharacterStateSection.vue'
 const getSeatState = vi.fn<(frameId: string, seatId: string) => Promise<SeatState>>()
 const editSeatState = vi.fn<(frameId: string, seatId: string, input: StateEditInput) => Promise<SeatState>>()
 const editSeatMemory = vi.fn<(frameId: string, seatId: string, id: string, input: MemoryEditInput) => Promise<SeatState>>()
-vi.mock('@/api/frames', () => ({
+vi.mock('@/api/frames', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('@/api/frames')>()), // the snapshot actions' calls
   getSeatState: (f: string, s: string) => getSeatState(f, s),
   editSeatState: (f: string, s: string, i: StateEditInput) => editSeatState(f, s, i),
   editSeatMemory: (f: string, s: string, m: string, i: MemoryEditInput) => editSeatMemory(f, s, m, i),
