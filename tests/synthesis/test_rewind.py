@@ -466,6 +466,7 @@ def test_rewind_then_restore_gives_back_exactly_the_prior_state(user, steps, dat
 
 def test_a_rewind_takes_a_frame_snapshot_first_for_the_gm_to_download(user, scene, server):
     from synthesis.snapshot_models import Snapshot
+    from synthesis.snapshots.schema import FrameSnapshot
 
     first, _, _ = three(scene, server)
     rewind = frame_rewind(frame=scene.frame, to=first.pk, user=user)
@@ -484,6 +485,12 @@ def test_a_rewind_takes_a_frame_snapshot_first_for_the_gm_to_download(user, scen
     assert f"rewind-{rewind.pk}-" in download["Content-Disposition"]
     # The GM's alone.
     assert logged_in_client(scene.alice_player).get(f"{url}/{taken.pk}").status_code == 403
+    FrameSnapshot.model_validate(taken.data)
+    # A seat restores from it by id, as from a periodic one: Alice's later fact is back.
+    body = {"seat": str(scene.alice.pk), "snapshot_id": str(taken.pk), "restore": ["facts"]}
+    answer = gm.post(url, body, content_type="application/json")
+    assert answer.status_code == 201, answer.content
+    assert f"learned {LATER[1]}" in SeatState.objects.get(seat=scene.alice).facts
 
     # A restore rewinds what was played since first: that one is snapshotted too.
     server.queue(data=bones(BOB, "NEW-FACT"))
