@@ -33,7 +33,7 @@ from .models import (
     WindowStatus,
 )
 from .outcomes import outcome_regenerate
-from .rewind import frame_lock_open, preview_body, rewind_plan, rewind_record
+from .rewind import frame_lock_open, preview_body, rewind_plan, rewind_record, scenes_counts
 from .rewind_models import RewindKind
 from .windows import window_fire, window_for_commit
 
@@ -80,6 +80,7 @@ def regenerate_preview(*, outcome: Outcome) -> dict[str, Any]:
     the intentions it resolved, for the GM to rewrite (`inputs`)."""
     plan = rewind_plan(frame=outcome.frame, to_seq=outcome.seq - 1)
     body = preview_body(plan, to_seq=outcome.seq - 1)
+    body["counts"].update(scenes_counts(frame=outcome.frame, to_seq=outcome.seq - 1))
     originals = Liquid.objects.filter(pk__in=outcome.liquid_ids, face=Face.PLAYER).order_by(
         "committed_at", "seat_id"
     )

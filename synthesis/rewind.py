@@ -33,8 +33,20 @@ from .models import (
     WindowStatus,
 )
 from .rewind_models import Rewind, RewindKind
+from .scene_models import Scene, SceneStatus, SceneSummary, SummaryStatus
+from .snapshot_models import Snapshot, SnapshotKind
+from .snapshots.services import frame_snapshot_data
 from .state.fold import fold
-from .state_models import DeltaKind, Edge, Memory, SeatState, StateDelta, StatePass
+from .state_models import (
+    AFFINITY_START,
+    TRUST_START,
+    DeltaKind,
+    Edge,
+    Memory,
+    SeatState,
+    StateDelta,
+    StatePass,
+)
 
 # What a rewind hides, by the key its counts and dry run use; in the order it hides them:
 # passes first, so a worker still writing for a hidden outcome loses its pass (its lease)
@@ -148,7 +160,9 @@ def rewind_preview(*, frame: Frame, to: object) -> dict:
     """The dry run: what a rewind to outcome `to` would hide (the `RewindPreview` answer),
     changing nothing."""
     point = _point(frame=frame, to=to)
-    return preview_body(rewind_plan(frame=frame, to_seq=point.seq), to_seq=point.seq)
+    body = preview_body(rewind_plan(frame=frame, to_seq=point.seq), to_seq=point.seq)
+    body["counts"].update(scenes_counts(frame=frame, to_seq=point.seq))
+    return body
 
 
 def preview_body(plan: Plan, *, to_seq: int) -> dict:
@@ -215,6 +229,7 @@ def seat_states(*, frame: Frame) -> dict[str, Any]:
             "last_interaction_at": e.last_interaction_at.isoformat()
             if e.last_interaction_at
             else None,
+            "summary": e.summary,
         }
         for e in Edge.objects.filter(frame_id=frame.pk)
     ]
@@ -225,12 +240,25 @@ def _plain(values: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
 
 
-def caches_rebuild(*, frame: Frame, edges: list[dict] | None = None) -> None:
+def caches_rebuild(
+    *, frame: Frame, edges: list[dict] | None = None, summaries: bool = True
+) -> None:
     """Fold every seat's visible deltas into its caches (`Edge`, `SeatState`) again: an
-    edge no visible delta moves goes; the others take the fold's values, and when they last
-    moved from `edges` (a pre-rewind record: exact) or else from their last visible delta
-    that came of an outcome."""
+    edge no visible delta moves goes, unless it keeps a scene's summary (then at its start
+    values); the others take the fold's values, and when they last moved and their summary
+    from `edges` (a pre-rewind record: exact) or else from their last visible delta that
+    came of an outcome. Without a record an edge keeps its summary, unless `summaries` is
+    false: the scene that wrote it was hidden or reopened (it comes back at the next close)."""
     moved = {(e["source"], e["target"]): e for e in edges or []}
+    if edges is not None:
+        said = {key: e.get("summary", "") for key, e in moved.items()}
+    elif summaries:
+        said = {
+            (str(e.source_id), str(e.target_id)): e.summary
+            for e in Edge.objects.filter(frame_id=frame.pk).exclude(summary="")
+        }
+    else:
+        said = {}
     deltas: dict[Any, list[StateDelta]] = {}
     last: dict[tuple[str, str], Outcome] = {}
     for delta in StateDelta.objects.filter(frame_id=frame.pk).select_related("outcome"):
@@ -238,22 +266,13 @@ def caches_rebuild(*, frame: Frame, edges: list[dict] | None = None) -> None:
         if delta.target_id and delta.outcome_id:
             last[(str(delta.seat_id), str(delta.target_id))] = delta.outcome
     kept: list[Any] = []
+    folded: set[tuple[str, str]] = set()
     for seat_id in Seat.objects.filter(frame=frame).values_list("pk", flat=True):
         values = fold(deltas.get(seat_id, []))
         for target, edge_values in values.edges.items():
             key = (str(seat_id), target)
-            if key in moved:
-                at = moved[key]["last_interaction_at"]
-                extra = {
-                    "last_outcome_id": moved[key]["last_outcome"],
-                    "last_interaction_at": at and datetime.fromisoformat(at),
-                }
-            else:
-                outcome = last.get(key)
-                extra = {
-                    "last_outcome_id": outcome.pk if outcome else None,
-                    "last_interaction_at": outcome.created_at if outcome else None,
-                }
+            folded.add(key)
+            edge_at = _moved_at(moved.get(key), last.get(key))
             edge, _ = Edge.objects.update_or_create(
                 source_id=seat_id,
                 target_id=target,
@@ -262,7 +281,8 @@ def caches_rebuild(*, frame: Frame, edges: list[dict] | None = None) -> None:
                     "affinity": edge_values.affinity,
                     "trust": edge_values.trust,
                     "knowledge": list(edge_values.knowledge),
-                    **extra,
+                    "summary": said.get(key, ""),
+                    **edge_at,
                 },
             )
             kept.append(edge.pk)
@@ -279,7 +299,150 @@ def caches_rebuild(*, frame: Frame, edges: list[dict] | None = None) -> None:
             )
         else:
             SeatState.objects.filter(seat_id=seat_id).delete()
+    for (source, target), text in said.items():
+        if (source, target) in folded or not text:
+            continue  # an edge only a scene's summary made (scenes/run.py::_store)
+        edge, _ = Edge.objects.update_or_create(
+            source_id=source,
+            target_id=target,
+            defaults={
+                "frame_id": frame.pk,
+                "affinity": AFFINITY_START,
+                "trust": TRUST_START,
+                "knowledge": [],
+                "summary": text,
+                **_moved_at(moved.get((source, target)), None),
+            },
+        )
+        kept.append(edge.pk)
     Edge.objects.filter(frame_id=frame.pk).exclude(pk__in=kept).delete()
+
+
+def _moved_at(record: dict | None, outcome: Outcome | None) -> dict[str, Any]:
+    """When an edge last moved: as recorded, or its last visible outcome's."""
+    if record is not None:
+        at = record["last_interaction_at"]
+        return {
+            "last_outcome_id": record["last_outcome"],
+            "last_interaction_at": at and datetime.fromisoformat(at),
+        }
+    return {
+        "last_outcome_id": outcome.pk if outcome else None,
+        "last_interaction_at": outcome.created_at if outcome else None,
+    }
+
+
+def _scene_at(frame: Frame, to_seq: int) -> Scene | None:
+    """The visible scene holding outcome `to_seq` (the first scene for 0)."""
+    scenes = Scene.objects.filter(frame=frame)
+    return scenes.filter(opened_seq__lt=to_seq).order_by("-number").first() or (
+        scenes.order_by("number").first()
+    )
+
+
+def scenes_counts(*, frame: Frame, to_seq: int) -> dict[str, int]:
+    """What a rewind to `to_seq` does to scenes: the later ones it hides, and whether it
+    reopens the one holding that outcome (the dry run's and the rewind's counts)."""
+    scene = _scene_at(frame, to_seq)
+    if scene is None:
+        return {"scenes": 0, "scenes_reopened": 0}
+    later = Scene.objects.filter(frame=frame, number__gt=scene.number).count()
+    return {"scenes": later, "scenes_reopened": int(scene.status == SceneStatus.CLOSED)}
+
+
+def _scenes_hide(*, frame: Frame, to_seq: int, rewind: Rewind) -> dict[str, Any]:
+    """Scenes back to outcome `to_seq`: those opened after it, and their summaries, are
+    hidden under `rewind`; the one holding it reopens (its summaries hidden: they told what
+    is gone) and the frame's scene start moves back to it. Returns the record a restore
+    puts back exactly: the frame's scene start and the reopened scene's closing."""
+    record: dict[str, Any] = {
+        "scene_seq": frame.scene_seq,
+        "scene_at": frame.scene_at.isoformat() if frame.scene_at else None,
+        "reopened": None,
+    }
+    scene = _scene_at(frame, to_seq)
+    if scene is None:
+        return record
+    later = Scene.objects.filter(frame=frame, number__gt=scene.number)
+    SceneSummary.objects.filter(scene__in=later).update(rewound=rewind)
+    later.update(rewound=rewind)
+    if scene.status == SceneStatus.CLOSED:
+        record["reopened"] = {
+            "id": str(scene.pk),
+            **{f: _iso(getattr(scene, f)) for f in REOPENED},
+        }
+        SceneSummary.objects.filter(scene=scene).update(rewound=rewind)
+        Scene.objects.filter(pk=scene.pk).update(
+            status=SceneStatus.OPEN,
+            closed_seq=None,
+            closed_reason="",
+            closed_at=None,
+            summary_status=SummaryStatus.NONE,  # a summary task still on its way finds none
+            summary="",
+            summary_error="",
+            tries=[],
+            updated_at=timezone.now(),
+        )
+    before = Scene.objects.filter(frame=frame, number__lt=scene.number).order_by("-number").first()
+    Frame.objects.filter(pk=frame.pk).update(
+        scene_seq=scene.opened_seq, scene_at=before.closed_at if before else None
+    )
+    return record
+
+
+# The fields a reopened scene loses, recorded for its restore.
+REOPENED = (
+    "status",
+    "closed_seq",
+    "closed_reason",
+    "closed_at",
+    "summary_status",
+    "summary",
+    "summary_error",
+    "tries",
+    "updated_at",
+)
+
+
+def _iso(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _scenes_restore(*, frame: Frame, rewind: Rewind) -> None:
+    """Put scenes back as they were just before `rewind`: the reopened scene closed again
+    (first: one open scene at a time), then the hidden scenes and summaries shown."""
+    record = rewind.before.get("scenes") or {}
+    reopened = record.get("reopened")
+    if reopened:
+        fields = {f: reopened[f] for f in REOPENED}
+        for f in ("closed_at", "updated_at"):
+            fields[f] = fields[f] and datetime.fromisoformat(fields[f])
+        Scene.all_objects.filter(pk=reopened["id"]).update(**fields)
+    Scene.all_objects.filter(rewound=rewind).update(rewound=None)
+    SceneSummary.all_objects.filter(rewound=rewind).update(rewound=None)
+    if record:
+        at = record["scene_at"]
+        Frame.objects.filter(pk=frame.pk).update(
+            scene_seq=record["scene_seq"], scene_at=at and datetime.fromisoformat(at)
+        )
+
+
+def scenes_moved(*, frame: Frame, to_seq: int) -> bool:
+    """Whether a rewind to `to_seq` would change any scene (a scene closed since a rewind
+    with no outcome played after: restoring must still hide that)."""
+    return any(scenes_counts(frame=frame, to_seq=to_seq).values())
+
+
+def rewind_snapshot(*, frame: Frame, rewind: Rewind, user: AbstractBaseUser | None) -> Snapshot:
+    """The pre-rewind snapshot: every seat's, as the periodic frame snapshots hold them
+    (snapshots/), kept with the rewind for the GM to download from the frame's list."""
+    return Snapshot.objects.create(
+        frame=frame,
+        kind=SnapshotKind.REWIND,
+        rewind=rewind,
+        by=user,
+        data=frame_snapshot_data(frame=frame),
+    )
 
 
 def frame_lock_open(frame: Frame) -> Frame:
@@ -349,7 +512,9 @@ def rewind_record(
     Raises:
         ApplicationError: nothing comes after that point (409).
     """
-    if rewind_plan(frame=frame, to_seq=to_seq).empty():
+    if rewind_plan(frame=frame, to_seq=to_seq).empty() and not (
+        kind == RewindKind.RESTORE and scenes_moved(frame=frame, to_seq=to_seq)
+    ):
         raise ApplicationError("Nothing was played after that outcome.", status_code=409)
     rewind = Rewind.objects.create(
         frame=frame,
@@ -361,10 +526,13 @@ def rewind_record(
         before=seat_states(frame=frame),
         edits=edits or [],
     )
-    rewind.counts = _hide(frame=frame, to_seq=to_seq, rewind=rewind)
-    caches_rebuild(frame=frame)
+    rewind_snapshot(frame=frame, rewind=rewind, user=user)
+    counts = scenes_counts(frame=frame, to_seq=to_seq)
+    rewind.before["scenes"] = _scenes_hide(frame=frame, to_seq=to_seq, rewind=rewind)
+    rewind.counts = {**_hide(frame=frame, to_seq=to_seq, rewind=rewind), **counts}
+    caches_rebuild(frame=frame, summaries=not any(counts.values()))
     rewind.seq = _notify(frame, rewind, "frame.rewound")
-    rewind.save(update_fields=["counts", "seq"])
+    rewind.save(update_fields=["counts", "seq", "before"])
     return rewind
 
 
@@ -398,10 +566,13 @@ def rewind_restore(*, rewind: Rewind, user: AbstractBaseUser) -> Rewind:
         raise ApplicationError("This rewind was restored already.", status_code=409)
     if Rewind.objects.filter(frame=frame, pk__gt=rewind.pk, restored_at__isnull=True).exists():
         raise ApplicationError("Restore the newer rewind first.", status_code=409)
-    if not rewind_plan(frame=frame, to_seq=rewind.to_seq).empty():
+    if not rewind_plan(frame=frame, to_seq=rewind.to_seq).empty() or scenes_moved(
+        frame=frame, to_seq=rewind.to_seq
+    ):
         rewind_record(frame=frame, to_seq=rewind.to_seq, user=user, kind=RewindKind.RESTORE)
     for model in HIDDEN.values():
         model.all_objects.filter(rewound=rewind).update(rewound=None)
+    _scenes_restore(frame=frame, rewind=rewind)
     caches_rebuild(frame=frame, edges=rewind.before.get("edges"))
     rewind.restored_at, rewind.restored_by = timezone.now(), user
     rewind.restored_seq = _notify(frame, rewind, "frame.restored")

@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from lmix.lifecycle import lifecycle_move
 
+from .rewind_models import Every, Visible, rewound_field
+
 TITLE_MAX = 120
 
 
@@ -72,13 +74,26 @@ class Scene(models.Model):
     opened_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Hidden by a rewind to an outcome before it opened (synthesis/rewind.py: kept, restorable).
+    rewound = rewound_field()
+
+    objects = Visible()
+    all_objects = Every()
 
     class Meta:
         ordering = ["frame", "number"]
+        # Among visible scenes only: a rewind hides scene 2, play closes scene 1 again and
+        # opens another scene 2.
         constraints = [
-            models.UniqueConstraint(fields=["frame", "number"], name="one_scene_number"),
             models.UniqueConstraint(
-                fields=["frame"], condition=models.Q(status="open"), name="one_open_scene"
+                fields=["frame", "number"],
+                condition=models.Q(rewound__isnull=True),
+                name="one_scene_number",
+            ),
+            models.UniqueConstraint(
+                fields=["frame"],
+                condition=models.Q(status="open", rewound__isnull=True),
+                name="one_open_scene",
             ),
         ]
         indexes = [models.Index(fields=["summary_status", "updated_at"], name="scene_summary_due")]
@@ -114,11 +129,20 @@ class SceneSummary(models.Model):
     number = models.PositiveIntegerField()  # the scene's, for ordering a seat's reads
     text = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # Hidden by a rewind: its scene's hidden, or reopened (synthesis/rewind.py).
+    rewound = rewound_field()
+
+    objects = Visible()
+    all_objects = Every()
 
     class Meta:
         ordering = ["number"]
         constraints = [
-            models.UniqueConstraint(fields=["scene", "seat"], name="one_summary_per_seat")
+            models.UniqueConstraint(
+                fields=["scene", "seat"],
+                condition=models.Q(rewound__isnull=True),
+                name="one_summary_per_seat",
+            )
         ]
         indexes = [models.Index(fields=["seat", "-number"], name="scene_summary_seat")]
 

@@ -14,6 +14,7 @@ class SnapshotKind(models.TextChoices):
     IMPORT = "import"  # a snapshot restored into a seat (the GM)
     RESET = "reset"  # the seat's state just before the GM reset it
     FRAME = "frame"  # every seat of a live frame, taken periodically
+    REWIND = "rewind"  # every seat of a frame just before a rewind (`Snapshot.rewind`)
 
 
 class Snapshot(models.Model):
@@ -31,6 +32,10 @@ class Snapshot(models.Model):
     )
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The rewind a `rewind` snapshot was taken before (synthesis/rewind.py).
+    rewind = models.ForeignKey(
+        "synthesis.Rewind", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     kind = models.CharField(max_length=8, choices=SnapshotKind.choices)
     data = models.JSONField(default=dict, blank=True)

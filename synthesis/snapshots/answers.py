@@ -35,10 +35,14 @@ class SeatResetDone(Body):
 
 
 class SnapshotRecord(Body):
-    """A snapshot the frame keeps: exported, imported, taken before a reset, or periodic."""
+    """A snapshot the frame keeps: exported, imported, taken before a reset or a rewind, or
+    periodic."""
 
     id: Uuid
-    kind: Literal["export", "import", "reset", "frame"]
+    kind: Literal["export", "import", "reset", "frame", "rewind"]
+    rewind: int | None = Field(
+        default=None, description="A `rewind` snapshot's rewind (the frame's rewinds list)."
+    )
     seat: Uuid | None
     character: str | None
     by: str | None

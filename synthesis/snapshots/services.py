@@ -133,7 +133,7 @@ def restore_options(value: Any) -> set[str]:
 
 def stored_snapshot(*, frame: Frame, snapshot_id: object, seat: Seat) -> dict[str, Any]:
     """A snapshot this frame stored (a reset's, an export's, or the seat's entry of a frame
-    snapshot), to restore.
+    snapshot, periodic or taken before a rewind), to restore.
 
     Raises:
         ApplicationError: 404 when the frame has no such snapshot of that seat.
@@ -142,7 +142,7 @@ def stored_snapshot(*, frame: Frame, snapshot_id: object, seat: Seat) -> dict[st
         record = Snapshot.objects.get(frame=frame, pk=uuid.UUID(str(snapshot_id)))
     except (ValueError, Snapshot.DoesNotExist):
         raise ApplicationError("No such snapshot in this frame.", status_code=404) from None
-    if record.kind != SnapshotKind.FRAME:
+    if record.kind not in (SnapshotKind.FRAME, SnapshotKind.REWIND):  # a frame's: every seat
         return record.data
     for entry in record.data.get("seats", []):
         if entry.get("_snapshot_info", {}).get("source", {}).get("seat_id") == str(seat.pk):
@@ -391,6 +391,7 @@ def frame_snapshots(*, access: FrameAccess) -> list[dict[str, Any]]:
         {
             "id": str(r.pk),
             "kind": r.kind,
+            "rewind": r.rewind_id,
             "seat": str(r.seat_id) if r.seat_id else None,
             "character": r.seat.persona.name if r.seat else None,
             "by": r.by.get_username() if r.by else None,
@@ -411,7 +412,8 @@ def frame_snapshot_get(*, access: FrameAccess, snapshot_id: object) -> tuple[dic
         record = Snapshot.objects.get(frame=access.frame, pk=uuid.UUID(str(snapshot_id)))
     except (ValueError, Snapshot.DoesNotExist):
         raise ApplicationError("No such snapshot in this frame.", status_code=404) from None
-    return record.data, f"{record.kind}-{record.created_at:%Y%m%d-%H%M%S}.json"
+    named = f"{record.kind}-{record.rewind_id}" if record.rewind_id else record.kind
+    return record.data, f"{named}-{record.created_at:%Y%m%d-%H%M%S}.json"
 
 
 def snapshot_filename(data: dict[str, Any]) -> str:

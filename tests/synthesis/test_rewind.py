@@ -462,3 +462,40 @@ def test_rewind_then_restore_gives_back_exactly_the_prior_state(user, steps, dat
     assert _rows(frame) == before
     # The pre-rewind record is the state restored: every seat's fold as it was.
     assert seat_states(frame=frame)["seats"] == rewind.before["seats"]
+
+
+def test_a_rewind_takes_a_frame_snapshot_first_for_the_gm_to_download(user, scene, server):
+    from synthesis.snapshot_models import Snapshot
+    from synthesis.snapshots.schema import FrameSnapshot
+
+    first, _, _ = three(scene, server)
+    rewind = frame_rewind(frame=scene.frame, to=first.pk, user=user)
+
+    # Every seat's state just before (the hidden memories too), shaped as the periodic ones.
+    (taken,) = Snapshot.objects.filter(frame=scene.frame, kind="rewind")
+    assert taken.rewind == rewind and taken.by == user
+    assert taken.data["format"] == "lmix-frame-snapshot"
+    assert len(taken.data["seats"]) == 3 and LATER_MEMORY in json.dumps(taken.data)
+    gm = logged_in_client(user)
+    url = f"/api/frames/{scene.frame.pk}/snapshots"
+    (listed,) = [s for s in gm.get(url).json()["snapshots"] if s["kind"] == "rewind"]
+    assert listed["rewind"] == rewind.pk and listed["by"] == user.username
+    download = gm.get(f"{url}/{taken.pk}")
+    assert download.status_code == 200 and LATER_MEMORY in download.content.decode()
+    assert f"rewind-{rewind.pk}-" in download["Content-Disposition"]
+    # The GM's alone.
+    assert logged_in_client(scene.alice_player).get(f"{url}/{taken.pk}").status_code == 403
+    FrameSnapshot.model_validate(taken.data)
+    # A seat restores from it by id, as from a periodic one: Alice's later fact is back.
+    body = {"seat": str(scene.alice.pk), "snapshot_id": str(taken.pk), "restore": ["facts"]}
+    answer = gm.post(url, body, content_type="application/json")
+    assert answer.status_code == 201, answer.content
+    assert f"learned {LATER[1]}" in SeatState.objects.get(seat=scene.alice).facts
+
+    # A restore rewinds what was played since first: that one is snapshotted too.
+    server.queue(data=bones(BOB, "NEW-FACT"))
+    server.queue(text="Bob looks around.")
+    run(scene.fire(scene.bob, scene.commit(scene.bob, "I look around.", after=3)))
+    rewind_restore(rewind=rewind, user=user)
+    since = Rewind.objects.get(kind="restore")
+    assert Snapshot.objects.filter(kind="rewind", rewind=since).count() == 1

@@ -13,7 +13,9 @@ from lmix.models import LLMCall, LLMModel
 from synthesis import medium
 from synthesis.frame_events import next_seq
 from synthesis.medium.bones import Bones, bones_wire
-from synthesis.models import Liquid, Outcome
+from synthesis.models import Frame, Liquid, Outcome, Rewind
+from synthesis.regenerate import regenerate_preview
+from synthesis.rewind import frame_rewind, rewind_preview, rewind_restore
 from synthesis.scene_models import Scene as PlayScene
 from synthesis.scene_models import SceneSummary
 from synthesis.scenes import run as scene_run
@@ -23,6 +25,7 @@ from synthesis.scenes.services import scene_after_outcome, scene_close
 from synthesis.state_models import Edge
 from tests.conftest import logged_in_client
 from tests.synthesis.conftest import Scene
+from tests.synthesis.test_rewind import views
 
 pytestmark = pytest.mark.django_db(transaction=True)
 MODEL = LLMModel(model_id="gpt-4o")  # a 128k window: nothing is trimmed
@@ -361,3 +364,130 @@ def test_closing_a_frame_where_nothing_happened_leaves_its_scene_as_it_was(user,
         "open"
     ]
     assert queued == []
+
+
+# ---- rewind × scenes (synthesis/rewind.py) ----
+
+PLANTED = "HIDDEN-SUMMARY-MARKER-7007"
+
+
+def scene_rows(frame) -> dict:
+    """Every visible scene and summary, the edges' summaries and the frame's scene start."""
+
+    return {
+        "scenes": list(PlayScene.objects.filter(frame=frame).order_by("number").values()),
+        "summaries": sorted(
+            SceneSummary.objects.filter(frame=frame).values_list(
+                "pk", "scene_id", "seat_id", "text"
+            )
+        ),
+        "edges": sorted(
+            (str(s), str(t), text)
+            for s, t, text in Edge.objects.filter(frame_id=frame.pk).values_list(
+                "source_id", "target_id", "summary"
+            )
+        ),
+        "frame": Frame.objects.filter(pk=frame.pk).values("scene_seq", "scene_at")[0],
+    }
+
+
+def closed_then_played(user, queued) -> tuple[Scene, list[Outcome]]:
+    """Two outcomes, the GM closes scene 1 (its summaries planted with a marker), a third
+    outcome in scene 2."""
+    scene = Scene(user)
+    first = play(scene, "lights the lamp (KEPT-SCENE-MARKER)")
+    second = play(scene, "pockets the key")
+    gm = logged_in_client(user)
+    url = f"/api/frames/{scene.frame.pk}/scenes/close"
+    closed = gm.post(url, {"title": "The docks"}, format="json")
+    assert closed.status_code == 200, closed.content
+    summarise(queued)
+    one = PlayScene.objects.get(frame=scene.frame, number=1)
+    assert one.summary_status == "done"
+    PlayScene.objects.filter(pk=one.pk).update(summary=f"{one.summary} {PLANTED}")
+    for row in SceneSummary.objects.filter(scene=one):
+        SceneSummary.objects.filter(pk=row.pk).update(text=f"{row.text} {PLANTED}")
+    Edge.objects.filter(frame_id=scene.frame.pk).exclude(summary="").update(summary=PLANTED)
+    assert Edge.objects.filter(summary=PLANTED).exists()
+    third = play(scene, "walks along the quay")
+    return scene, [first, second, third]
+
+
+def test_a_rewind_hides_later_scenes_reopens_the_one_it_lands_in_and_restore_gives_all_back(
+    user, queued
+):
+    scene, (first, second, _) = closed_then_played(user, queued)
+    assert PLANTED in flesh_prompt(scene, scene.alice)  # its summary, before the rewind
+    before = scene_rows(scene.frame)
+    # The dry runs (a rewind's, a regenerate's) say so first.
+    for preview in (
+        rewind_preview(frame=scene.frame, to=first.pk),
+        regenerate_preview(outcome=second),
+    ):
+        assert preview["counts"] | {"scenes": 1, "scenes_reopened": 1} == preview["counts"]
+    assert scene_rows(scene.frame) == before
+
+    rewind = frame_rewind(frame=scene.frame, to=first.pk, user=user)
+
+    # Scene 2 and its divider are gone (kept, hidden); scene 1 is open again, empty of
+    # summaries; the frame's scene starts at scene 1 again.
+    (one,) = PlayScene.objects.filter(frame=scene.frame)
+    assert (one.number, one.status, one.closed_seq, one.summary_status) == (1, "open", None, "none")
+    assert one.summary == "" and not SceneSummary.objects.filter(frame=scene.frame).exists()
+    assert PlayScene.all_objects.get(frame=scene.frame, number=2).rewound == rewind
+    assert SceneSummary.all_objects.filter(rewound=rewind).count() == 3
+    scene.frame.refresh_from_db()
+    assert (scene.frame.scene_seq, scene.frame.scene_at) == (0, None)
+    assert rewind.counts["scenes"] == 1 and rewind.counts["scenes_reopened"] == 1
+    assert not Edge.objects.filter(summary=PLANTED).exists()  # as of a scene now open
+
+    # The planted summary is in no prompt, no API answer, no export or state answer.
+    flesh, bones = flesh_prompt(scene, scene.alice), bones_prompt(scene, scene.bob)
+    assert "- Scene 1" not in flesh and "- Scene 1" not in bones  # no summary of it
+    assert "KEPT-SCENE-MARKER" in flesh  # outcome 1 is the open scene's again
+    for prompt in (flesh, bones, flesh_prompt(scene, scene.bob)):
+        assert PLANTED not in prompt and "pockets the key" not in prompt
+    url = f"/api/frames/{scene.frame.pk}/scenes"
+    for who in (user, scene.alice_player, scene.bob_player):
+        listed = logged_in_client(who).get(url).json()["scenes"]
+        assert [s["number"] for s in listed] == [1] and PLANTED not in str(listed)
+        frame = logged_in_client(who).get(f"/api/frames/{scene.frame.pk}").json()
+        assert PLANTED not in str(frame)
+    assert PLANTED not in str(views(scene))
+
+    rewind_restore(rewind=rewind, user=user)
+
+    assert scene_rows(scene.frame) == before
+    assert PLANTED in flesh_prompt(scene, scene.alice)
+
+
+def test_a_scene_closed_again_after_a_rewind_goes_when_the_rewind_is_restored(user, queued):
+    """After the rewind the GM closes scene 1 again (no new outcome): a new scene 2 opens;
+    restoring hides those (a restore rewind) and gives back the first ones exactly."""
+    scene, (first, _, _) = closed_then_played(user, queued)
+    before = scene_rows(scene.frame)
+    rewind = frame_rewind(frame=scene.frame, to=first.pk, user=user)
+    closed, opened = scene_close(frame=scene.frame, reason="gm", next_title="The cellar")
+    summarise(queued)
+    assert (closed.number, opened.number) == (1, 2)
+    assert SceneSummary.objects.filter(scene=closed).count() == 3
+
+    rewind_restore(rewind=rewind, user=user)
+
+    assert scene_rows(scene.frame) == before
+    since = Rewind.objects.get(kind="restore")
+    assert PlayScene.all_objects.get(pk=opened.pk).rewound == since
+    assert SceneSummary.all_objects.filter(rewound=since).count() == 3
+    # And that restore rewind is itself restorable: the cellar comes back.
+    rewind_restore(rewind=since, user=user)
+    titles = list(PlayScene.objects.filter(frame=scene.frame).values_list("number", "title"))
+    assert titles == [(1, ""), (2, "The cellar")]
+
+
+def test_a_frame_with_hidden_scenes_is_deleted_whole(user, queued):
+    scene, (first, _, _) = closed_then_played(user, queued)
+    frame_rewind(frame=scene.frame, to=first.pk, user=user)
+    assert PlayScene.all_objects.filter(rewound__isnull=False).exists()
+    scene.frame.delete()
+    assert not PlayScene.all_objects.exists() and not SceneSummary.all_objects.exists()
+    assert not Rewind.objects.exists()

@@ -38,6 +38,8 @@ export function countsLine(counts: Record<string, number>): string {
     ['liquid', 'intention', 'intentions'],
     ['memories', 'memory', 'memories'],
     ['state_deltas', 'state change', 'state changes'],
+    ['scenes', 'later scene', 'later scenes'],
+    ['scenes_reopened', 'scene reopened', 'scenes reopened'],
   ]
   const parts = names.filter(([key]) => (counts[key] ?? 0) > 0).map(([key, one, many]) => `${counts[key]} ${counts[key] === 1 ? one : many}`)
   return parts.length ? parts.join(', ') : 'nothing'

@@ -3747,11 +3747,17 @@ export type components = {
         };
         /**
          * SnapshotRecord
-         * @description A snapshot the frame keeps: exported, imported, taken before a reset, or periodic.
+         * @description A snapshot the frame keeps: exported, imported, taken before a reset or a rewind, or
+         *     periodic.
          */
         SnapshotRecord: {
             id: string;
             kind: components["schemas"]["SnapshotRecordKindEnum"];
+            /**
+             * @description A `rewind` snapshot's rewind (the frame's rewinds list).
+             * @default null
+             */
+            rewind?: number | null;
             seat: string | null;
             character: string | null;
             by: string | null;
@@ -3759,7 +3765,7 @@ export type components = {
             created_at: string;
         };
         /** @enum {string} */
-        SnapshotRecordKindEnum: "export" | "import" | "reset" | "frame";
+        SnapshotRecordKindEnum: "export" | "import" | "reset" | "frame" | "rewind";
         /**
          * SnapshotV1
          * @description A character snapshot (`lmix-snapshot`, version 1).

@@ -54,10 +54,17 @@ describe('snapshots', () => {
       outcome_seq: null,
       created_at: '2026-11-27T12:00:00Z',
     })
-    const records = [record('1', 'reset', 'a'), record('2', 'export', 'b'), record('3', 'frame', null), record('4', 'import', 'a')]
-    expect(restorableFor(records, 'a').map((r) => r.id)).toEqual(['1', '3', '4'])
+    const records = [
+      record('1', 'reset', 'a'),
+      record('2', 'export', 'b'),
+      record('3', 'frame', null),
+      record('4', 'import', 'a'),
+      record('5', 'rewind', null),
+    ]
+    expect(restorableFor(records, 'a').map((r) => r.id)).toEqual(['1', '3', '4', '5'])
     expect(restorableFor(records, 'a', 1).map((r) => r.id)).toEqual(['1'])
     expect(recordLabel(records[0]!, 'en-GB')).toMatch(/^Before a reset by gm, 27\/11\/2026/)
     expect(recordLabel(records[2]!, 'en-GB')).toMatch(/^Periodic \(whole frame\), /)
+    expect(recordLabel(records[4]!, 'en-GB')).toMatch(/^Before a rewind \(whole frame\) by gm, /)
   })
 })

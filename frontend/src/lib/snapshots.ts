@@ -72,11 +72,12 @@ const KIND_LABELS: Record<SnapshotRecord['kind'], string> = {
   export: 'Exported',
   import: 'Imported',
   frame: 'Periodic (whole frame)',
+  rewind: 'Before a rewind (whole frame)',
 }
 
-/** The kept snapshots one seat can be restored from (its own, and the frame's periodic ones), newest first, at most `most`. */
+/** The kept snapshots one seat can be restored from (its own, and the frame's periodic and pre-rewind ones), newest first, at most `most`. */
 export function restorableFor(records: SnapshotRecord[], seatId: string, most = 8): SnapshotRecord[] {
-  return records.filter((r) => r.kind === 'frame' || r.seat === seatId).slice(0, most)
+  return records.filter((r) => r.kind === 'frame' || r.kind === 'rewind' || r.seat === seatId).slice(0, most)
 }
 
 /** A kept snapshot in a few words: what it was and when. */

@@ -7,7 +7,7 @@ import { ApiError } from '@/api/http'
 import type { FrameView } from '@/api/types'
 import { useFrameSocket } from '@/composables/useFrameSocket'
 import { FakeSocket } from '@/test/fakeSocket'
-import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, SEATS } from '@/test/factories'
+import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeScene, SEATS } from '@/test/factories'
 import { useFrameStore } from './frame'
 import { useToastsStore } from './toasts'
 
@@ -24,6 +24,7 @@ vi.mock('@/api/frames', () => ({
   advanceFrame: vi.fn(),
   listPasses: vi.fn(),
   retryPass: vi.fn(),
+  getScenes: vi.fn(() => Promise.resolve({ scenes: [] })),
   frameSocketUrl: (id: string) => `ws://test/ws/frames/${id}/`,
 }))
 
@@ -250,6 +251,35 @@ describe('frame store', () => {
     expect(api.updateFrame).toHaveBeenCalledWith('frame1', { name: 'Renamed', tempo: 3, soft_model: 'm1' })
     expect(store.info).toMatchObject({ name: 'Renamed', tempo: 3, models: { soft: played } })
     expect(store.state?.seq).toBe(2) // the socket's event brings the sequence on
+    stop()
+  })
+
+  it('re-reads the scenes with the frame after a rewind: a hidden scene’s divider goes, a restored one comes back', async () => {
+    const one = makeOutcome({ id: 'o1', seq: 1 })
+    const two = makeOutcome({ id: 'o2', seq: 3 })
+    const scene1 = makeScene({ number: 1, status: 'closed', closed_seq: 2 })
+    const scene2 = makeScene({ number: 2, opened_seq: 2 })
+    vi.mocked(api.getScenes).mockResolvedValue({ scenes: [scene1, scene2] })
+    const before = makeFrameView({ seq: 3, outcomes: [one, two] })
+    const { store, ws, stop } = await live(
+      before,
+      before, // read again as the socket opens
+      makeFrameView({ seq: 4, outcomes: [one] }),
+      makeFrameView({ seq: 5, outcomes: [one, two] }),
+    )
+    const dividers = () => store.feedWithScenes.filter((r) => r.kind === 'scene').length
+    expect(dividers()).toBe(1)
+
+    vi.mocked(api.getScenes).mockResolvedValue({ scenes: [{ ...scene1, status: 'open', closed_seq: null }] })
+    ws.push({ type: 'frame.rewound', seq: 4, rewind: { id: 1, kind: 'rewind', to_seq: 1, restored: false } })
+    await flushPromises()
+    expect(store.state?.outcomes.map((o) => o.id)).toEqual(['o1'])
+    expect(dividers()).toBe(0)
+
+    vi.mocked(api.getScenes).mockResolvedValue({ scenes: [scene1, scene2] })
+    ws.push({ type: 'frame.restored', seq: 5, rewind: { id: 1, kind: 'rewind', to_seq: 1, restored: true } })
+    await flushPromises()
+    expect(dividers()).toBe(1)
     stop()
   })
 })

@@ -119,3 +119,10 @@ describe('the rewinds list', () => {
     expect(api.listRewinds).toHaveBeenCalledTimes(2)
   })
 })
+
+describe('countsLine', () => {
+  it('says which later scenes go and which scene reopens', () => {
+    expect(api.countsLine({ outcomes: 1, scenes: 1, scenes_reopened: 1 })).toBe('1 outcome, 1 later scene, 1 scene reopened')
+    expect(api.countsLine({ outcomes: 1, scenes: 0, scenes_reopened: 0 })).toBe('1 outcome')
+  })
+})
