@@ -372,8 +372,9 @@ def _scenes_hide(*, frame: Frame, to_seq: int, rewind: Rewind) -> dict[str, Any]
             **{f: _iso(getattr(scene, f)) for f in REOPENED},
         }
         SceneSummary.objects.filter(scene=scene).update(rewound=rewind)
-        Scene.objects.filter(pk=scene.pk).update(
-            status=SceneStatus.OPEN,
+        Scene.move(
+            scene.pk,
+            SceneStatus.OPEN,
             closed_seq=None,
             closed_reason="",
             closed_at=None,
@@ -381,7 +382,6 @@ def _scenes_hide(*, frame: Frame, to_seq: int, rewind: Rewind) -> dict[str, Any]
             summary="",
             summary_error="",
             tries=[],
-            updated_at=timezone.now(),
         )
     before = Scene.objects.filter(frame=frame, number__lt=scene.number).order_by("-number").first()
     Frame.objects.filter(pk=frame.pk).update(

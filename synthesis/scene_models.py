@@ -39,7 +39,7 @@ class SummaryStatus(models.TextChoices):
 # A scene closes once; the next one opens in its place.
 SCENE_TRANSITIONS: dict[str, set[str]] = {
     SceneStatus.OPEN: {SceneStatus.CLOSED},
-    SceneStatus.CLOSED: set(),
+    SceneStatus.CLOSED: {SceneStatus.OPEN},  # only a rewind to an outcome in it reopens it
 }
 
 SUMMARY_TRANSITIONS: dict[str, set[str]] = {
