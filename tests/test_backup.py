@@ -6,6 +6,7 @@ import io
 import json
 import zipfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -13,6 +14,7 @@ from django.core import serializers
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import override_settings
 
 from authoring.models import Persona, World
 from authoring.services import persona_avatar_set
@@ -33,6 +35,7 @@ from synthesis.models import (
     TableTalk,
 )
 from synthesis.state.run import state_pass_run
+from synthesis.state.significance import significance_pass_run
 from synthesis.state_models import Memory, StateDelta
 from tests.conftest import logged_in_client
 from tests.factories import LLMModelFactory, PersonaFactory, UserFactory, WorldFactory
@@ -55,10 +58,15 @@ def played_scene(gm) -> Scene:
     """A frame with everything a frame holds: two players, an outcome and narratives, table
     talk, content, a frame skill, a ban; the GM's avatar upload, keyed model and a call."""
     scene = Scene(gm)
-    run(scene.fire(scene.alice, scene.commit(scene.alice, "I open the window.")))
-    run(scene.fire(scene.bob, scene.commit(scene.bob, "I sit by the fire.")))
-    for outcome in Outcome.objects.filter(frame=scene.frame):
-        state_pass_run(outcome_id=outcome.pk)  # edges, memories, mood: character state
+    # Character state too (edges, memories, mood, their weights), run here, not queued: a
+    # queued pass the suite's worker ran later would change what a test counts.
+    with override_settings(LMIX_STATE_PASSES=False):
+        run(scene.fire(scene.alice, scene.commit(scene.alice, "I open the window.")))
+        run(scene.fire(scene.bob, scene.commit(scene.bob, "I sit by the fire.")))
+    with mock.patch("synthesis.state.run.significance_pass_enqueue"):
+        for outcome in Outcome.objects.filter(frame=scene.frame):
+            state_pass_run(outcome_id=outcome.pk)
+            significance_pass_run(outcome_id=outcome.pk)
     TableTalk.objects.create(frame=scene.frame, author=scene.alice_player, text="brb")
     Content.objects.create(
         frame=scene.frame, type="npc", name="Innkeeper", data={"description": "Gruff."}, author=gm
