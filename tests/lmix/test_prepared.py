@@ -228,3 +228,21 @@ def test_a_failing_statement_raises_and_stops_the_ones_after_it():
     assert call.error == ""
     (count,) = together(by_key.updating(("error",), pk=call.pk, error="later"))  # usable again
     assert count == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="round trips to PostgreSQL")
+def test_a_statements_preparation_is_not_counted_as_a_round_trip_of_its_own():
+    """psycopg prepares a statement at its third run on a connection, in an exchange of its
+    own; when that happens depends on what ran on the connection before, so
+    `round_trips` leaves it out (tests/round_trips.py)."""
+    counts = []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 0")  # the test's transaction begins
+        for _ in range(4):
+            with round_trips() as trips:
+                cursor.execute("SELECT 'counted' || %s", ["once"])
+            counts += trips
+        with round_trips() as trips:
+            cursor.execute("SELECT 1; SELECT 2")  # two statements, one round trip
+    assert counts == [1, 1, 1, 1]
+    assert trips == [1]
