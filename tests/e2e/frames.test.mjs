@@ -164,7 +164,9 @@ function assertStreamed(samples, finalText, what) {
 const htmlWithoutOutcomes = (page) =>
   page.evaluate(() => {
     const root = document.documentElement.cloneNode(true)
-    for (const el of root.querySelectorAll('[data-testid="feed-outcome"]')) el.remove()
+    // The shared outcomes, and the character's own memories of them (the state pass keeps
+    // a witnessed outcome's public words): what everyone at the table read.
+    for (const el of root.querySelectorAll('[data-testid="feed-outcome"], [data-testid="state-memory"]')) el.remove()
     return root.outerHTML
   })
 
