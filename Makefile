@@ -14,8 +14,13 @@ FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.conf
 run: $(VENV)/.synced frontend/dist/index.html
 	@HOST=$(HOST) PORT=$(PORT) exec $(PY) manage.py serve --setup
 
+# Each stage prints its wall time (.ci/stage); `.ci/run` sums them up at the end.
+STAGE := .ci/stage
 test: $(VENV)/.synced frontend/dist/index.html e2e-deps model-deps
-	@$(MAKE) --no-print-directory lint test-python test-frontend test-e2e
+	@$(STAGE) lint $(MAKE) --no-print-directory lint
+	@$(MAKE) --no-print-directory test-python
+	@$(STAGE) "frontend: types, unit tests" $(MAKE) --no-print-directory test-frontend
+	@$(STAGE) "browser tests" $(MAKE) --no-print-directory test-e2e
 
 # The Python suite on SQLite with in-process layers; again on PostgreSQL + Redis when
 # DATABASE_URL and REDIS_URL are set. The real model server's suite (tests/real_models/,
@@ -34,11 +39,11 @@ XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist load)
 NO_SERVICES := env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL
 test-python: $(VENV)/.synced model-deps
 	@if [ -n "$$DATABASE_URL" ] && [ -n "$$REDIS_URL" ]; then \
-		$(NO_SERVICES) $(PYTEST) $(XDIST) -m "not real_model" && \
-		echo "== again on PostgreSQL + Redis" && $(PYTEST) $(XDIST) -m "not real_model" && \
-		echo "== the real model server, on PostgreSQL + Redis" && $(PYTEST) -m real_model; \
-	else $(NO_SERVICES) $(PYTEST) $(XDIST) -m "not real_model" && \
-		echo "== the real model server" && $(NO_SERVICES) $(PYTEST) -m real_model; fi
+		$(STAGE) "python: SQLite" $(NO_SERVICES) $(PYTEST) $(XDIST) -m "not real_model" && \
+		$(STAGE) "python: PostgreSQL + Redis" $(PYTEST) $(XDIST) -m "not real_model" && \
+		$(STAGE) "python: real model server (PG + Redis)" $(PYTEST) -m real_model; \
+	else $(STAGE) "python: SQLite" $(NO_SERVICES) $(PYTEST) $(XDIST) -m "not real_model" && \
+		$(STAGE) "python: real model server" $(NO_SERVICES) $(PYTEST) -m real_model; fi
 
 # The Python suite on SQLite under Django's next pre-release, when PyPI has one newer than
 # the locked Django (lmix/prepared.py uses Django's private compiler); else one look-up and
