@@ -183,9 +183,13 @@ export const submitLiquid = (frameId: string, seat: string | null, content: stri
   face === 'player' ? http.post<Liquid>(`${one(frameId)}/liquid`, { seat, content }) : http.post<Liquid>(`${one(frameId)}/liquid`, { content, face })
 
 const liquidUrl = (id: string) => `/api/liquid/${encodeURIComponent(id)}`
+/** Rewrite a submitted intention (its soft pass reads it again). The GM's edit of an AI seat's held intention makes the words the GM's; it stays held until released. */
 export const editLiquid = (id: string, content: string) => http.patch<Liquid>(liquidUrl(id), { content })
 export const withdrawLiquid = (id: string) => http.delete(liquidUrl(id))
+/** Commit an intention (its window opens). For an AI seat's intention the secret guard holds, the GM's release: everyone who may read liquid then reads it. */
 export const commitLiquid = (id: string) => http.post<Liquid>(`${liquidUrl(id)}/commit`)
+/** GM: throw away what an AI seat intends (a held one, say) and let it act again (204; the socket brings `liquid.withdrawn`, then its new `liquid.created`). */
+export const regenerateLiquid = (id: string) => http.post<void>(`${liquidUrl(id)}/regenerate`)
 
 // ---- links ----
 

@@ -12,6 +12,7 @@ import {
   frameEnd,
   fromSnapshot,
   isNewerLiquid,
+  liquidHeld,
   liquidReadable,
   mergeSnapshot,
   modeWords,
@@ -219,6 +220,36 @@ describe('applying events', () => {
       { type: 'liquid.flagged', liquid: 'l2', flags: [flag, flag] },
     ])
     expect(s.info.liquid_flags).toEqual({ l1: [flag], l2: [flag, flag] })
+  })
+
+  it('shows a player a held AI intention without its words, then the words once the GM releases it', () => {
+    // What Alice's socket brings of Tony's held intention in a frame that shows liquid to all.
+    const { content: _c, refined: _r, capable_reason: _cr, analysis_note: _n, ...placeholder } = makeLiquid({ id: 'lt', seat: SEATS.tony, author: null, held: true })
+    const start = fromSnapshot(makeFrameView({ seq: 1, liquid_visibility: 'all', liquid: [placeholder] }))
+    expect(liquidHeld(start.liquid.lt!)).toBe(true)
+    expect(liquidReadable(start.liquid.lt!)).toBe(false)
+    const released = { ...placeholder, held: false, author: 1, status: 'committed' as const, committed_at: '2025-01-01T00:00:04Z', content: 'Tony opens the door.' }
+    const s = play(start, [{ type: 'liquid.committed', seq: 2, liquid: released }])
+    expect(s.liquid.lt).toEqual(released)
+    expect(liquidHeld(s.liquid.lt!)).toBe(false)
+    expect(s).toEqual(fromSnapshot(makeFrameView({ seq: 2, liquid_visibility: 'all', liquid: [released] })))
+  })
+
+  it('drops a regenerated AI intention with its flags and takes the new one, as a fresh snapshot has them', () => {
+    const flag = { kind: 'internal_truth', owner: 'Bob', excerpt: 'bob-secret' }
+    const held = makeLiquid({ id: 'l1', seat: SEATS.tony, author: null, held: true, content: 'Tony names bob-secret.' })
+    const start = fromSnapshot(makeFrameView({ seq: 3, is_gm: true, my_seats: [], liquid: [held], liquid_flags: { l1: [flag] } }))
+    const again = makeLiquid({ id: 'l2', seat: SEATS.tony, author: null, content: 'Tony shrugs.', submitted_at: '2025-01-01T00:00:09Z' })
+    const s = play(start, [
+      { type: 'liquid.withdrawn', seq: 4, liquid: { ...held, status: 'withdrawn' } },
+      { type: 'liquid.created', seq: 5, liquid: again },
+    ])
+    expect(Object.keys(s.liquid)).toEqual(['l2'])
+    expect(s).toEqual(fromSnapshot(makeFrameView({ seq: 5, is_gm: true, my_seats: [], liquid: [again], liquid_flags: {} })))
+    // The GM's own regenerate answers before the socket: the row and its flags leave at once.
+    const local = withLocalLiquid(start, { ...held, status: 'withdrawn' })
+    expect(local.liquid).toEqual({})
+    expect(local.info.liquid_flags).toEqual({})
   })
 
   it('counts state.changed per seat (a state drawer re-reads when it moves), unnumbered; a re-read moves them all', () => {

@@ -141,6 +141,11 @@ const without = <T>(record: Record<string, T>, key: string): Record<string, T> =
   delete next[key]
   return next
 }
+/** The GM's guard flags without those of one liquid (the same info when it had none). */
+function withoutFlags(info: FrameInfo, liquidId: string): FrameInfo {
+  const flags = info.liquid_flags
+  return flags && liquidId in flags ? { ...info, liquid_flags: without(flags, liquidId) } : info
+}
 const withoutSeat = <T extends { seat: string | null }>(record: Record<string, T>, seat: string) =>
   Object.fromEntries(Object.entries(record).filter(([, v]) => v.seat !== seat))
 
@@ -187,7 +192,9 @@ export function applyEvent(state: FrameState, msg: FrameMessage, now: number = D
     case 'liquid.failed':
       return done({ liquid: { ...state.liquid, [msg.liquid.id]: msg.liquid } })
     case 'liquid.withdrawn':
-      return done({ liquid: without(state.liquid, msg.liquid.id) })
+      // A GM's regenerate withdraws an AI seat's held intention (a new one follows): its
+      // flags go with it, as a fresh snapshot has none for a withdrawn row.
+      return done({ liquid: without(state.liquid, msg.liquid.id), info: withoutFlags(state.info, msg.liquid.id) })
     case 'window.opened':
       return done({ windows: setWindow(state, msg.window), interrupted: without(state.interrupted, msg.window.seat) })
     case 'window.fired':
@@ -364,6 +371,13 @@ export function flagLine(f: { kind: string; owner: string; excerpt: string; sour
 /** Whether this reader may read the liquid's text (it arrives without it otherwise). */
 export const liquidReadable = (l: Liquid): boolean => typeof l.content === 'string'
 
+/**
+ * An AI seat's intention the secret guard holds for the GM's review (docs/play-pages.md):
+ * submitted until the GM releases (commits) it, edits it or has it regenerated. Only the GM
+ * reads its words; the others know only that its character is about to act.
+ */
+export const liquidHeld = (l: Liquid): boolean => l.held && l.status === 'submitted'
+
 /** The soft pass has not answered this revision yet. */
 export const analysisPending = (l: Liquid): boolean => l.status === 'submitted' && !l.analysis_source
 
@@ -502,7 +516,7 @@ export function isNewerLiquid(held: Liquid | undefined, next: Liquid): boolean {
 /** Put a liquid from a REST answer into the state, unless the state holds a newer copy. */
 export function withLocalLiquid(state: FrameState, l: Liquid): FrameState {
   if (!isNewerLiquid(state.liquid[l.id], l)) return state
-  if (l.status === 'withdrawn') return { ...state, liquid: without(state.liquid, l.id) }
+  if (l.status === 'withdrawn') return { ...state, liquid: without(state.liquid, l.id), info: withoutFlags(state.info, l.id) }
   return { ...state, liquid: { ...state.liquid, [l.id]: l } }
 }
 

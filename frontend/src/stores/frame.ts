@@ -231,6 +231,9 @@ export const useFrameStore = defineStore('frame', () => {
       }
     })
 
+  /** A liquid a component's own request answered (the GM's review of a held intention): shown at once, never behind the socket's newer copy. */
+  const liquidSaved = (l: Liquid) => keep(l)
+
   /** World content the GM just saved: shown at once; the socket's copy is the same entry. */
   function contentSaved(entry: ContentEntry) {
     if (!state.value) return
@@ -370,6 +373,7 @@ export const useFrameStore = defineStore('frame', () => {
     leave,
     say,
     contentSaved,
+    liquidSaved,
     speak,
     setSeat,
     updateSettings,

@@ -148,6 +148,7 @@ export function makeLiquid(over: Partial<Liquid> & { id: string }): Liquid {
     capable_reason: '',
     analysis_source: '',
     analysis_note: '',
+    held: false,
     content: 'I open the door.',
     refined: '',
     ...over,

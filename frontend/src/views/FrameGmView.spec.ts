@@ -7,7 +7,7 @@ import type { CharacterSheet, FrameView, PassInfo } from '@/api/types'
 import { ApiError } from '@/api/http'
 import { useToastsStore } from '@/stores/toasts'
 import { FakeSocket } from '@/test/fakeSocket'
-import { makeFrameView, makeNarrative, makeOutcome, makeScene, makeSeat, makeWindow, SEATS } from '@/test/factories'
+import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeScene, makeSeat, makeWindow, SEATS } from '@/test/factories'
 import FrameGmView from './FrameGmView.vue'
 
 vi.mock('@/api/assistants', () => ({ assistantsApi: { list: vi.fn(() => Promise.resolve([])) } }))
@@ -30,6 +30,9 @@ vi.mock('@/api/frames', () => ({
   advanceFrame: vi.fn(),
   fireWindow: vi.fn(),
   cancelWindow: vi.fn(),
+  commitLiquid: vi.fn(),
+  editLiquid: vi.fn(),
+  regenerateLiquid: vi.fn(),
   setSpectators: vi.fn(),
   updateFrame: vi.fn(),
   getSeatSheet: vi.fn(),
@@ -394,6 +397,39 @@ describe('FrameGmView', () => {
     await flushPromises()
     expect(w.find(q('held-count')).exists()).toBe(false)
     expect(w.find(q('outcome-flag')).exists()).toBe(true) // the guard's flags stay the GM's to read
+  })
+
+  it('holds an AI seat’s flagged intention for review: released, it is committed and leaves review at once', async () => {
+    const flag = { kind: 'internal_truth', owner: 'Bob', excerpt: 'bob-secret' }
+    const held = makeLiquid({ id: 'l1', seat: SEATS.tony, author: null, held: true, content: 'Tony whispers bob-secret.' })
+    const w = await mountView(gmView({ liquid: [held], liquid_flags: { l1: [flag] } }), [])
+    expect(w.find(q('held-liquid-count')).text()).toContain('Tony’s intention waits for your review')
+    expect(w.find(q('held-liquid-badge')).text()).toBe('1 held')
+    const card = w.find(q('gm-liquid')).find(q('liquid-card'))
+    expect(card.find(q('liquid-review-flags')).text()).toBe('internal truth of Bob “bob-secret”')
+    const released = { ...held, held: false, author: 1, status: 'committed' as const, committed_at: '2025-01-01T00:00:09Z' }
+    vi.mocked(api.commitLiquid).mockResolvedValueOnce(released)
+    await card.find(q('liquid-release')).trigger('click')
+    await flushPromises()
+    expect(api.commitLiquid).toHaveBeenCalledWith('l1')
+    expect(w.find(q('liquid-review')).exists()).toBe(false)
+    expect(w.find(q('held-liquid-count')).exists()).toBe(false)
+    expect(w.find(q('liquid-card')).attributes('data-status')).toBe('committed')
+  })
+
+  it('regenerates a held AI intention: it goes at once, with its flags, and the seat’s new one comes by the socket', async () => {
+    const held = makeLiquid({ id: 'l1', seat: SEATS.tony, author: null, held: true, content: 'Tony whispers bob-secret.' })
+    const w = await mountView(gmView({ liquid: [held], liquid_flags: { l1: [{ kind: 'secret', owner: 'Bob', excerpt: 'x' }] } }), [])
+    vi.mocked(api.regenerateLiquid).mockResolvedValueOnce(undefined)
+    await w.find(q('liquid-regenerate')).trigger('click')
+    await flushPromises()
+    expect(api.regenerateLiquid).toHaveBeenCalledWith('l1')
+    expect(w.find(q('liquid-card')).exists()).toBe(false)
+    FakeSocket.last!.push({ type: 'liquid.withdrawn', seq: 5, liquid: { ...held, status: 'withdrawn' } })
+    FakeSocket.last!.push({ type: 'liquid.created', seq: 6, liquid: makeLiquid({ id: 'l2', seat: SEATS.tony, author: null, content: 'Tony shrugs.' }) })
+    await flushPromises()
+    expect(w.find(q('liquid-text')).text()).toBe('Tony shrugs.')
+    expect(w.find(q('liquid-review')).exists()).toBe(false)
   })
 
   it('shows which model plays each pass and saves new settings', async () => {

@@ -129,6 +129,19 @@ describe('FramePlayerView', () => {
     expect(w.html()).not.toContain('BOB-SECRET')
   })
 
+  it('shows an AI seat’s held intention as its character about to act, then its words once the GM releases it', async () => {
+    const { content: _c, refined: _r, ...held } = makeLiquid({ id: 'lt', seat: SEATS.tony, author: null, held: true, content: 'BOB-SECRET' })
+    const w = await mountView(makeFrameView({ seq: 1, liquid_visibility: 'all', liquid: [held] }))
+    const others = () => w.find(q('others-liquid'))
+    expect(others().find(q('liquid-held')).text()).toBe('Tony is about to act — the GM is reviewing it.')
+    expect(others().find(q('liquid-hidden')).exists()).toBe(false)
+    const released = { ...held, held: false, author: 1, status: 'committed' as const, committed_at: '2025-01-01T00:00:09Z', content: 'Tony opens the door.' }
+    FakeSocket.last!.push({ type: 'liquid.committed', seq: 2, liquid: released })
+    await flushPromises()
+    expect(others().find(q('liquid-held')).exists()).toBe(false)
+    expect(others().find(q('liquid-text')).text()).toBe('Tony opens the door.')
+  })
+
   it('says so when the player is kicked, and takes the composer away', async () => {
     const w = await mountView(makeFrameView({ seq: 1 }))
     expect(w.find(q('composer-form')).exists()).toBe(true)

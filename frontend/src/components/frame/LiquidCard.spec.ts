@@ -35,6 +35,22 @@ describe('LiquidCard', () => {
     expect(plain.find('[data-testid="liquid-flag"]').exists()).toBe(false)
   })
 
+  it('reads another’s intention without the soft pass’s words, which only its player and the GM receive', () => {
+    // What another player's socket brings in a frame that shows liquid to all: the words, not the reading of them.
+    const { refined: _r, capable_reason: _c, analysis_note: _n, ...others } = makeLiquid({ id: 'l5', seat: 'seat-b', pscale: 0, capable: false, analysis_source: 'heuristic' })
+    const w = mount(LiquidCard, { props: { liquid: others, frame, nameOf: () => 'Bob', now: 0 } })
+    expect(w.find('[data-testid="liquid-text"]').text()).toBe('I open the door.')
+    expect(w.find('[data-testid="verdict-capable"]').text()).toBe('not capable')
+    expect(w.find('[data-testid="verdict-reason"]').exists()).toBe(false)
+    expect(w.find('[data-testid="verdict-refined"]').exists()).toBe(false)
+    expect(w.find('[title="The model did not answer; simple rules decided"]').text()).toBe('rough guess')
+    expect(w.text()).not.toContain('undefined')
+    // Still being read: whose it is decides the words.
+    const pending = makeLiquid({ id: 'l6', seat: 'seat-b' })
+    expect(mount(LiquidCard, { props: { liquid: pending, frame, nameOf: () => 'Bob', now: 0 } }).text()).toContain('Reading the intention…')
+    expect(mount(LiquidCard, { props: { liquid: pending, frame, nameOf: () => 'Bob', now: 0, mine: true } }).text()).toContain('Reading your intention…')
+  })
+
   it('shows the soft pass’s reading of it the same way', () => {
     const liquid = makeLiquid({ id: 'l2', pscale: -1, analysis_source: 'model', refined: '*Alice steps back.* <i>x</i>' })
     const w = mount(LiquidCard, { props: { liquid, frame, nameOf: () => 'Alice', now: 0 } })
