@@ -256,12 +256,15 @@ class LLMCallInfo(Body):
 MESSAGES = {"type": "array", "items": object_of_strings("role", "content")}
 STRING = {"type": "string"}
 INTEGER = {"type": "integer"}
+NUMBER = {"type": "number"}
+REPAIR = json_object(["path", "given", "used"], path=STRING, given=NUMBER, used=NUMBER)
 
 
 class PassInfo(Body):
     """A pass for its GM: what woke it, the exact messages each step sent (`messages`),
     each structured call's tries (what the provider was sent, its raw answer, why it was
-    refused), how it ended, and its LLM calls."""
+    refused, which of its numbers were clamped into range to accept it), how it ended, and
+    its LLM calls."""
 
     id: Uuid
     seat: Uuid | None  # null: the GM's own author or designer writing
@@ -298,6 +301,8 @@ class PassInfo(Body):
                 messages=MESSAGES,
                 raw=STRING,
                 error=STRING,
+                # Numbers out of their bounds, clamped to accept the answer (lmix/llm/bounds.py).
+                repaired={"type": "array", "items": REPAIR},
             )
         }
     )

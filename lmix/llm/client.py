@@ -298,8 +298,10 @@ def llm_structured(
 
     A model's first structured call finds how it takes them (its adapter's modes in order,
     moving on when the server refuses a request's shape) and remembers the one that worked
-    in its config's `structured_mode`; later calls use that one only. An answer that does
-    not validate, or that `check` refuses, is sent back once with what was wrong.
+    in its config's `structured_mode`; later calls use that one only. An answer whose only
+    fault is numbers outside their fields' bounds is repaired: each clamped to the nearest
+    value inside (lmix/llm/bounds.py) and noted on its try. An answer that still does not
+    validate, or that `check` refuses, is sent back once with what was wrong.
 
     Args:
         max_tokens: the answer's budget, sized by the caller to its schema; the model's
@@ -314,7 +316,8 @@ def llm_structured(
             `offline_answer` reads it; see CallConfig).
         tries: given, one dict per model call is appended, whatever its outcome:
             {"mode", "messages" (as sent, schema instruction included; a forced tool as a
-            "note"), "raw" (the answer's text), "error" ("" or why it failed)}.
+            "note"), "raw" (the answer's text), "error" ("" or why it failed), and, when
+            numbers were clamped to read it, "repaired": [{"path", "given", "used"}]}.
 
     Raises:
         LLMInvalidOutput: no valid answer after the repair (without `default`); the message

@@ -1,4 +1,4 @@
-"""A structured call in the mode its model takes (found by trying), validated, repaired once."""
+"""A structured call in the mode its model takes (found by trying), validated, sent back once."""
 
 import json
 from collections.abc import Callable
@@ -32,8 +32,9 @@ def negotiated(
     With `stored` (a mode its adapter has) only that mode is used. Else the adapter's modes
     are tried in order: a request the server refuses (REFUSED_STATUSES) moves on to the
     next, and the first it takes is passed to `remember`, so no shape a server refused is
-    sent to it again. Then the answer is validated and `check`ed; a failure is sent back
-    once with what was wrong.
+    sent to it again. Then the answer is validated (numbers out of their bounds clamped into
+    them, noted on the try: structured.validate) and `check`ed; a failure is sent back once
+    with what was wrong.
 
     Raises:
         LLMInvalidOutput: no valid answer after the repair; the message ends with the
@@ -106,9 +107,9 @@ class _Asker:
         check: Callable[[T], None] | None,
     ) -> T:
         """The answer, validated and checked, with one repair of the conversation."""
-        for repaired in (False, True):
+        for sent_back in (False, True):
             try:
-                answer = structured.parse(raw, self.schema)
+                answer = self._read(raw)
                 if check is not None:
                     try:
                         check(answer)
@@ -117,7 +118,7 @@ class _Asker:
                 return answer
             except structured.Unparsable as problem:
                 self.tries[-1]["error"] = problem.summary
-                if repaired:
+                if sent_back:
                     why = f"{LLMInvalidOutput.user_message.rstrip('.')}: {problem.summary}"
                     raise failed(
                         self.config.provider, "structured", LLMInvalidOutput(why)
@@ -125,3 +126,12 @@ class _Asker:
                 conversation = structured.repair(conversation, problem)
                 raw = self.ask(mode, conversation, probing=False)
         raise AssertionError("unreachable: the repair returns or raises")
+
+    def _read(self, raw: str) -> T:
+        """The answer as `schema`; numbers clamped into their bounds to read it are noted
+        on its try as "repaired" (path, given, used)."""
+        repairs: list[dict] = []
+        answer = structured.parse(raw, self.schema, repairs)
+        if repairs:
+            self.tries[-1]["repaired"] = repairs
+        return answer

@@ -5,6 +5,7 @@ import re
 
 from pydantic import BaseModel, ValidationError
 
+from . import bounds
 from .base import Message, StructuredMode, T
 
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
@@ -123,8 +124,9 @@ def strip_fences(text: str) -> str:
     return match.group(1) if match else text.strip()
 
 
-def parse(text: str, schema: type[T]) -> T:
-    """Validate a model's text as `schema`, tolerating code fences and chatter around the JSON."""
+def parse(text: str, schema: type[T], repairs: list[dict] | None = None) -> T:
+    """Validate a model's text as `schema`, tolerating code fences and chatter around the
+    JSON, and numbers out of their bounds (clamped, each noted in `repairs`: see `validate`)."""
     if not text.strip():
         raise Unparsable("empty answer", text)
     candidate = strip_fences(text)
@@ -132,21 +134,41 @@ def parse(text: str, schema: type[T]) -> T:
         start, end = candidate.find("{"), candidate.rfind("}")
         if start != -1 and end > start:
             candidate = candidate[start : end + 1]
-    return validate(candidate, schema, raw=text)
+    return validate(candidate, schema, raw=text, repairs=repairs)
 
 
-def validate(data: str | dict, schema: type[T], raw: str | None = None) -> T:
-    """`data` (JSON text, or a tool call's parsed input) as `schema`, or Unparsable."""
+def validate(
+    data: str | dict,
+    schema: type[T],
+    raw: str | None = None,
+    repairs: list[dict] | None = None,
+) -> T:
+    """`data` (JSON text, or a tool call's parsed input) as `schema`, or Unparsable.
+
+    An answer refused only for numbers outside their fields' bounds is read with each
+    clamped into them (lmix/llm/bounds.py): a repair, not a failure. Each one is appended
+    to `repairs` when given, as {"path", "given", "used"}."""
+    if isinstance(data, str):
+        data = _loose_json(data)
     try:
-        if isinstance(data, str):
-            data = _loose_json(data)
         if isinstance(data, str):
             return schema.model_validate_json(data)
         return schema.model_validate(data)
     except ValidationError as error:
         if raw is None:
             raw = data if isinstance(data, str) else json.dumps(data)
-        raise Unparsable(str(error), raw, _summary(error)) from None
+        problem = error
+    fixed, changes = bounds.clamped(data, problem, schema)
+    if changes:
+        try:
+            answer = schema.model_validate(fixed)
+        except ValidationError as error:
+            problem = error  # what is still wrong once the numbers are in range
+        else:
+            if repairs is not None:
+                repairs.extend(changes)
+            return answer
+    raise Unparsable(str(problem), raw, _summary(problem))
 
 
 def _loose_json(text: str) -> str | object:

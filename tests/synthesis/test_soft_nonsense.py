@@ -1,6 +1,7 @@
 """The soft pass when the model answers, but with nonsense: a 200 whose content is prose,
-out-of-range values, wrong types or not a chat completion at all. Heuristics decide, the
-liquid says so, and what is stored and broadcast still matches the soft pass's schema."""
+a missing field, wrong types or not a chat completion at all. Heuristics decide, the
+liquid says so, and what is stored and broadcast still matches the soft pass's schema.
+(Values only out of range are clamped and kept: test_soft_repairs.py.)"""
 
 import pytest
 
@@ -18,14 +19,13 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 NONSENSE = {
     "prose": Reply(text="What a fascinating intention! The character seems very determined."),
     "prose with braces": Reply(text="I would rate it {very quick} and {rather bold}, friend."),
-    "pscale out of range": Reply(
+    "a field missing": Reply(
         data={
-            "pscale": 99,
+            "pscale": 0,
             "window_seconds": 4,
             "interruptive": False,
             "targets": [],
             "capable": True,
-            "refined": "MODEL-REFINED",
         }
     ),
     "wrong types": Reply(

@@ -2852,7 +2852,8 @@ export type components = {
          * PassInfo
          * @description A pass for its GM: what woke it, the exact messages each step sent (`messages`),
          *     each structured call's tries (what the provider was sent, its raw answer, why it was
-         *     refused), how it ended, and its LLM calls.
+         *     refused, which of its numbers were clamped into range to accept it), how it ended, and
+         *     its LLM calls.
          */
         PassInfo: {
             id: string;
@@ -2890,6 +2891,11 @@ export type components = {
                 }[];
                 raw: string;
                 error: string;
+                repaired?: {
+                    path: string;
+                    given: number;
+                    used: number;
+                }[];
             }[];
             error: string;
             attempts: number;

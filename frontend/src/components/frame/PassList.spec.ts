@@ -137,3 +137,37 @@ describe('PassList tries', () => {
     expect(mountWith({ status: 'running', error: '' }).find('[data-testid="pass-tries"]').exists()).toBe(false)
   })
 })
+
+describe('PassList repairs', () => {
+  const sent = [{ role: 'user', content: 'ACTION: I wait by the door.' }]
+  const raw = '{"pscale": 9, "window_seconds": 10000}'
+
+  it('shows which numbers of an accepted answer were clamped into range, and counts them', () => {
+    const repaired = [
+      { path: 'pscale', given: 9, used: 2 },
+      { path: 'window_seconds', given: 10000, used: 3600 },
+    ]
+    const w = mount(PassList, {
+      props: {
+        passes: [pass({ id: 'p1', kind: 'soft', tries: [{ step: 'soft', attempt: 1, messages: sent, raw, error: '', repaired }] })],
+        nameOf: () => 'Alice',
+        busy: null,
+      },
+    })
+    expect(w.find('[data-testid="pass-tries"] summary').text()).toBe('Model answers (1) · 1 repaired')
+    expect(w.find('[data-testid="pass-try"] .badge').text()).toBe('accepted')
+    expect(w.find('[data-testid="try-repaired"]').text()).toBe('Repaired: pscale 9 → 2, window_seconds 10000 → 3600')
+  })
+
+  it('says nothing of repairs on an answer taken as it came', () => {
+    const w = mount(PassList, {
+      props: {
+        passes: [pass({ id: 'p1', kind: 'soft', tries: [{ step: 'soft', attempt: 1, messages: sent, raw, error: '' }] })],
+        nameOf: () => 'Alice',
+        busy: null,
+      },
+    })
+    expect(w.find('[data-testid="pass-tries"] summary').text()).toBe('Model answers (1)')
+    expect(w.find('[data-testid="try-repaired"]').exists()).toBe(false)
+  })
+})
