@@ -15,8 +15,9 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
 
 from lmix.errors import ApplicationError
-from lmix.llm.base import LLMError, Message
+from lmix.llm.base import LLMError, LLMInvalidOutput, Message
 from lmix.llm.client import llm_complete
+from lmix.llm.echo import PromptEcho
 from lmix.llm.offline import Epilogue
 from lmix.models import LLMModel
 from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, lease_sweep, leased
@@ -28,7 +29,7 @@ from .frame_selectors import FrameAccess
 from .liquid import frame_status_set
 from .medium.bones import record_messages
 from .medium.context import FRAME_RELATED, LeaseLost, MediumContext, PassLease, flat, gather
-from .medium.flesh import whole_sentences
+from .medium.flesh import ECHO_TAKES, whole_sentences
 from .medium.prompts import fit_messages, outcome_lines, public_setting, template
 from .medium.run import medium_model
 from .models import (
@@ -129,15 +130,8 @@ def _write(pass_: Pass, lease: PassLease) -> None:
     skills = epilogue_skills(ctx)
     messages = compile_epilogue(ctx, model, told=told, skills=skills)
     record_messages(pass_, lease, "epilogue", messages, skill_refs(skills))
-    answer = llm_complete(
-        model=model,
-        messages=messages,
-        purpose="synthesis.epilogue",
-        subject=f"pass:{pass_.pk}",
-        overrides={"max_tokens": EPILOGUE_WORDS * 2},
-        context=told,
-    )
-    text = whole_sentences(answer.text.strip())
+    echo = PromptEcho.of(messages, quoted=[n.text for n in ctx.recent])
+    text = whole_sentences(_epilogue_text(pass_, model, messages, told=told, echo=echo))
     with transaction.atomic():
         lock_frame(frame.pk)
         if not Pass.move(
@@ -156,6 +150,36 @@ def _write(pass_: Pass, lease: PassLease) -> None:
             pscale=ctx.pscale,
             status=NarrativeStatus.DONE,
         )
+
+
+def _epilogue_text(
+    pass_: Pass, model: LLMModel, messages: list[Message], *, told: Epilogue, echo: PromptEcho
+) -> str:
+    """The epilogue the model writes. One that echoes its prompt (`echo`: lmix/llm/echo.py)
+    is a failed answer: asked for once more, then the pass fails (never stored done).
+
+    Raises:
+        LLMError: the provider failed, or the epilogue echoed its prompt twice.
+    """
+    why = ""
+    for _ in range(ECHO_TAKES):
+        answer = llm_complete(
+            model=model,
+            messages=messages,
+            purpose="synthesis.epilogue",
+            subject=f"pass:{pass_.pk}",
+            overrides={"max_tokens": EPILOGUE_WORDS * 2},
+            context=told,
+        )
+        text = answer.text.strip()
+        why = echo.why(text) or ""
+        if not why:
+            return text
+        logger.info("epilogue %s echoed its prompt (%s)", pass_.pk, why)
+    raise LLMInvalidOutput(
+        f"The model repeated its prompt instead of writing the epilogue ({ECHO_TAKES} "
+        f"tries; the last: {why}). Retry it, or give this character another model."
+    )
 
 
 def epilogue_told(ctx: MediumContext) -> Epilogue:

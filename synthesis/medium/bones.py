@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from lmix.llm import structured
 from lmix.llm.base import LLMError, LLMInvalidOutput, Message
 from lmix.llm.client import llm_structured
+from lmix.llm.echo import PromptEcho
 from lmix.models import LLMModel
 from synthesis.frame_events import lock_frame, next_seq
 
@@ -209,17 +210,20 @@ class BonesRefused(ValueError):
         self.problem = problem
 
 
-def bones_check(ctx: MediumContext) -> Callable[[Bones], None]:
+def bones_check(ctx: MediumContext, echo: PromptEcho | None = None) -> Callable[[Bones], None]:
     """What makes a schema-valid answer right in this moment (`llm_structured`'s `check`):
     one entry per action to resolve, naming its character (as `seat_lookup` reads names),
     a failed action being an entry with result "failure"; no entry for a character with
-    nothing to resolve here. The refusal names exactly whom it expected: the model is
+    nothing to resolve here; and, given the prompt's `echo`, texts that do not echo it
+    (`bones_echo`). The refusal names exactly whom it expected: the model is
     asked once more with it, and it is the pass's reason if that answer is wrong too."""
     lookup = seat_lookup(ctx)
     wanted = Counter(action.seat_id for action in ctx.to_resolve)
     names = [ctx.labels[seat_id] for seat_id in wanted]  # in canonical order
 
     def check(bones: Bones) -> None:
+        if echo is not None:
+            bones_echo(bones, echo)
         got: Counter = Counter()
         strangers: list[str] = []
         for entry in bones.actions_resolved:
@@ -248,6 +252,28 @@ def bones_check(ctx: MediumContext) -> Callable[[Bones], None]:
         )
 
     return check
+
+
+def bones_echo(bones: Bones, echo: PromptEcho) -> None:
+    """Refuse an outcome whose texts echo its prompt (lmix/llm/echo.py): its headings, or
+    its instructions and setting word for word, are not what anyone did.
+
+    Raises:
+        BonesRefused: they do; the problem says how (the prompt's headings, never its text).
+    """
+    texts = [
+        *(entry.action for entry in bones.actions_resolved),
+        *bones.world_facts,
+        *(entry.reason for entry in bones.interrupts),
+        bones.location,
+    ]
+    why = echo.why("\n".join(text for text in texts if text.strip()))
+    if why is not None:
+        raise BonesRefused(
+            f"The answer repeats the prompt instead of resolving the actions: {why}.",
+            "Write what each character did and what is now true, in your own words; "
+            "never copy the prompt's headings or instructions.",
+        )
 
 
 def bones_wire(ctx: MediumContext) -> dict:
@@ -436,7 +462,7 @@ def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
     messages = compile_bones(ctx, model)
     record_messages(ctx.pass_, lease, "bones", messages, skill_refs(prompt_skills(ctx, "bones")))
     tries: list[dict[str, Any]] = []
-    check = bones_check(ctx)
+    check = bones_check(ctx, echo=PromptEcho.of(messages))
     try:
         return llm_structured(
             model=model,

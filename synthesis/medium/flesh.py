@@ -4,13 +4,16 @@ delta (lmix/realtime/stream.py); then routed: stored as done, its liquid consume
 narrated twice), the window fired and the pass done, in one transaction.
 """
 
+import logging
 import re
 
 from django.db import transaction
 from django.utils import timezone
 
-from lmix.llm.base import LLMError, Message, Usage
+from lmix.llm.base import LLMError, LLMInvalidOutput, Message, Usage
 from lmix.llm.client import llm_stream
+from lmix.llm.echo import PromptEcho
+from lmix.llm.offline import Scene
 from lmix.llm.tokens import count_tokens
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
@@ -36,9 +39,20 @@ from ..models import (
     WindowStatus,
 )
 from .bones import record_messages
-from .context import LeaseLost, MediumContext, PassLease
+from .context import LeaseLost, MediumContext, PassLease, held_pass
 from .prompts import compile_flesh, flesh_scene, reply_cap, resolving_outcomes
 from .shaping import prompt_skills, skill_refs
+
+logger = logging.getLogger(__name__)
+# A narrative echoing its prompt is asked for once more, then the pass fails.
+ECHO_TAKES = 2
+# When a streaming narrative is looked at for an echo before it ends (characters received).
+ECHO_EARLY_CHARS = (80, 400)
+
+
+class NarrativeEchoed(LLMInvalidOutput):
+    """The narrative repeated its prompt instead of telling the scene, on every take."""
+
 
 # The narrative while the run that streams it still holds its pass (`narrative_checkpoint`).
 STREAMING_NARRATIVE = Prepared(
@@ -61,10 +75,25 @@ class NarrativeWriter(TextStream):
         self.narrative = narrative
         self.tokens = 0
         self.ours = {"pk": narrative.pk, **lease.where}
+        self.received = 0  # characters, published or not
+        self.checked = 0  # how many of ECHO_EARLY_CHARS were looked at
+        self.echo: str | None = None  # why the text echoes its prompt, once it does
 
     def add(self, delta: str) -> bool:
         self.tokens += count_tokens(delta)
+        self.received += len(delta)
         return super().add(delta)
+
+    def echoes(self, echo: PromptEcho) -> bool:
+        """Whether the text so far echoes its prompt, looked at only as it passes each of
+        ECHO_EARLY_CHARS (the whole is looked at once it ends): an echo shows at its start,
+        and looking at every delta would cost a long narrative dearly."""
+        checks = ECHO_EARLY_CHARS
+        if self.checked >= len(checks) or self.received < checks[self.checked]:
+            return False
+        self.checked += 1
+        self.echo = echo.why(self.text + "".join(self.pending))
+        return self.echo is not None
 
     def publish(self, index: int, delta: str) -> None:
         notify_narrative_token(self.narrative, index=index, delta=delta)
@@ -91,8 +120,13 @@ def flesh_step(
 ) -> Narrative:
     """Stream the narrative of this pass (or find it done by an earlier run).
 
+    A narrative that echoes its prompt (lmix/llm/echo.py) is a failed answer: its readers
+    are told to drop it (`narrative.restarted`) and it is asked for once more; echoed
+    again, it is dropped and the pass fails, for the GM to retry. It is never stored done.
+
     Raises:
-        LLMError: the provider failed (the text so far is kept, for the GM to see).
+        LLMError: the provider failed (the text so far is kept, for the GM to see), or
+            the narrative echoed its prompt twice (`NarrativeEchoed`: nothing kept).
         LeaseLost: the run no longer holds its pass.
     """
     try:  # loaded with the pass; only the run holding the pass writes its narrative
@@ -103,7 +137,47 @@ def flesh_step(
         return existing
     scene = flesh_scene(ctx, outcome)  # the prompt's scene and the offline narrator's data
     messages = compile_flesh(ctx, outcome, model, scene=scene)
-    narrative = _narrative_open(ctx, outcome, lease, messages=messages, existing=existing)
+    # Its own earlier narratives are the character's story: taking them up is no echo.
+    echo = PromptEcho.of(messages, quoted=[n.text for n in ctx.recent])
+    why = ""
+    for take in range(ECHO_TAKES):
+        narrative = _narrative_open(ctx, outcome, lease, messages=messages, existing=existing)
+        writer = _stream(
+            ctx, narrative, lease, model=model, messages=messages, scene=scene, echo=echo, take=take
+        )
+        why = writer.echo or ""
+        if not why:
+            # Stored (and sent whole with narrative.done) up to its last finished sentence:
+            # a narrative over its budget was cut by max_tokens or the cap, mid-sentence.
+            narrative.text, narrative.token_count = whole_sentences(writer.text), writer.index
+            return narrative
+        logger.info("medium pass %s: its narrative echoed its prompt (%s)", ctx.pass_.pk, why)
+        existing = narrative  # the next take's `_narrative_open` drops it
+    _narrative_drop(narrative, lease)
+    raise NarrativeEchoed(
+        f"The model repeated its prompt instead of writing the narrative ({ECHO_TAKES} "
+        f"tries; the last: {why}). Retry it, or give this character another model."
+    )
+
+
+def _stream(
+    ctx: MediumContext,
+    narrative: Narrative,
+    lease: PassLease,
+    *,
+    model: LLMModel,
+    messages: list[Message],
+    scene: Scene,
+    echo: PromptEcho,
+    take: int,
+) -> "NarrativeWriter":
+    """One call's narrative, streamed to its readers within the word budget; stopped early
+    once what came echoes the prompt (`writer.echo` then says why).
+
+    Raises:
+        LLMError: the provider failed (the text so far is kept, for the GM to see).
+        LeaseLost: the run no longer holds its pass.
+    """
     writer = NarrativeWriter(narrative, lease)
     cap = reply_cap(ctx.pscale)
     configured = model.config.get("max_tokens") if isinstance(model.config, dict) else None
@@ -115,6 +189,7 @@ def flesh_step(
         subject=f"pass:{ctx.pass_.pk}",
         overrides={"max_tokens": limit},
         usage=Usage(),
+        variant=take,  # another take of the same prompt
         context=scene,
     )
     try:
@@ -123,8 +198,8 @@ def flesh_step(
                 continue
             if not writer.add(delta):
                 raise LeaseLost()
-            if writer.tokens >= limit:  # a provider that ignores max_tokens stops here
-                break
+            if writer.echoes(echo) or writer.tokens >= limit:
+                break  # an echo is junk to stop; a provider may ignore max_tokens
     except LLMError:
         writer.checkpoint()
         raise
@@ -132,10 +207,8 @@ def flesh_step(
         stream.close()
     if not writer.checkpoint():
         raise LeaseLost()
-    # Stored (and sent whole with narrative.done) up to its last finished sentence: a
-    # narrative over its budget was cut by max_tokens or the cap above, mid-sentence.
-    narrative.text, narrative.token_count = whole_sentences(writer.text), writer.index
-    return narrative
+    writer.echo = writer.echo or echo.why(writer.text)
+    return writer
 
 
 # A sentence's end: its mark (not a title's period), then any closing quotes, brackets or
@@ -191,6 +264,17 @@ def _narrative_open(
             trigger=ctx.pass_.trigger,
             pscale=ctx.pscale,
         )
+
+
+def _narrative_drop(narrative: Narrative, lease: PassLease) -> None:
+    """An echoed narrative the pass gives up on: deleted, its readers told to drop what
+    they got (`narrative.restarted`, as for any run begun again: the GM's retry writes it
+    afresh under a new id). An echo may hold the prompt's secrets: it is never kept."""
+    with transaction.atomic():
+        if not held_pass(lease).select_for_update(of=("self",)).exists():
+            raise LeaseLost()
+        notify_narrative_restarted(narrative)
+        narrative.delete()
 
 
 def route_flesh(ctx: MediumContext, narrative: Narrative | None, *, lease: PassLease) -> None:
