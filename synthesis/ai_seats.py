@@ -14,13 +14,14 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
-from lmix.llm.client import llm_complete
+from lmix.llm.client import llm_complete, llm_structured
 from lmix.llm.offline import Reply
 from lmix.text import has_visible_text
 from productions.knowledge import knowledge_text, name_for, public_name
@@ -30,13 +31,21 @@ from .enqueue import ai_act_enqueue
 from .events import notify_liquid_flagged
 from .frame_events import lock_frame, notify_presence
 from .frame_selectors import seats_load
-from .guard import intention_flags
-from .liquid import liquid_commit, liquid_submit
+from .guard import intention_flags, seat_secrets
+from .guard_opinion import (
+    SecondOpinion,
+    opinion_context,
+    opinion_flags,
+    opinion_max_tokens,
+    opinion_messages,
+)
+from .liquid import liquid_commit, liquid_submit, liquid_withdraw
 from .models import (
     LIQUID_MAX,
     AiReacts,
     Frame,
     FrameStatus,
+    LeakGuard,
     Liquid,
     LiquidStatus,
     Outcome,
@@ -416,7 +425,8 @@ def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) 
     content = intention_text(answer.text, seat_names(seat))[:LIQUID_MAX]
     if not has_visible_text(content):  # nothing to act on (a player would get a 400)
         return None
-    flags = intention_flags(content=content, seats=seats)
+    flags = checked_flags(seat=seat, seats=seats, content=content)
+    held = bool(flags) and seat.frame.leak_guard == LeakGuard.HOLD
     with transaction.atomic():
         # Reactions to outcomes stored close together were all let through by one count,
         # and may ask the same seat twice: under the frame's lock, the first ones written
@@ -427,11 +437,56 @@ def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) 
         if outcome_id is not None and ai_budget_left(frame=seat.frame) <= 0:
             logger.info("seat %s does not act: the frame's AI budget is spent", seat.pk)
             return None
-        liquid = liquid_submit(frame=seat.frame, seat=seat, content=content, user=None)
+        liquid = liquid_submit(frame=seat.frame, seat=seat, content=content, user=None, held=held)
         if flags:  # stored with it: the GM's snapshot reads them from the start
             Liquid.objects.filter(pk=liquid.pk).update(flags=flags)
-    liquid = liquid_commit(liquid=liquid, user=None)
+    if not held:
+        liquid = liquid_commit(liquid=liquid, user=None)
     if flags:
         liquid.flags = flags
         notify_liquid_flagged(liquid)
     return liquid
+
+
+def checked_flags(*, seat: Seat, seats: list[Seat], content: str) -> list[dict[str, str]]:
+    """The secret guard on an AI-written intention before anyone but the GM reads it: the
+    word test (nothing it says counts as revealed: no person chose it), and, when the
+    frame asks for it, the second opinion on the secrets the words left unflagged, asked
+    of the seat's own model (its call the seat's: budget, diagnostics). The second
+    opinion's failure leaves the word test's flags (logged), as for outcomes."""
+    flags = intention_flags(content=content, seats=seats)
+    if not seat.frame.second_opinion:
+        return flags
+    question = opinion_context(
+        said=[content], revealed=[], secrets=seat_secrets(seats), flags=flags
+    )
+    if question is None:
+        return flags
+    try:
+        answer = llm_structured(
+            model=seat.assistant.model,
+            messages=opinion_messages(question),
+            schema=SecondOpinion,
+            purpose="synthesis.guard",
+            subject=f"seat:{seat.pk}",
+            max_tokens=opinion_max_tokens(question),
+            context=question,
+        )
+    except LLMError:
+        logger.warning("the second opinion on seat %s's intention failed", seat.pk, exc_info=True)
+        return flags
+    return flags + opinion_flags(question, answer)
+
+
+@transaction.atomic
+def ai_intention_regenerate(*, liquid: Liquid, user: AbstractBaseUser) -> None:
+    """The GM throws away what an AI seat intends (one the secret guard holds, say) and
+    lets the seat act again: withdrawn (kept for the record), then a new act queued.
+
+    Raises:
+        ApplicationError: the frame is closed or the intention is no longer submitted
+            (409), the caller is not the GM or the seat no AI's (403).
+    """
+    liquid = liquid_withdraw(liquid=liquid, user=user)
+    seat_id = str(liquid.seat_id)
+    transaction.on_commit(lambda: ai_act_enqueue(seat_id, None))

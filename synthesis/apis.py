@@ -16,7 +16,7 @@ from productions.selectors import production_get
 
 from . import frames
 from . import liquid as liquid_services
-from .ai_seats import frame_advance
+from .ai_seats import ai_intention_regenerate, frame_advance
 from .answers import (
     ActingSeats,
     EpilogueView,
@@ -49,7 +49,7 @@ from .models import Face, Frame, Liquid, Pass, PassKind, Seat, Window
 from .selectors import (
     frame_view,
     liquid_body,
-    liquid_readable,
+    liquid_reading,
     narrative_body,
     outcome_body,
     pass_list,
@@ -191,7 +191,7 @@ def _liquid_for(request: Request, liquid_id: str) -> tuple[Liquid, FrameAccess]:
 
 
 def _liquid_answer(access: FrameAccess, liquid: Liquid, code: int = status.HTTP_200_OK) -> Response:
-    return answer(LiquidBody, liquid_body(liquid, readable=liquid_readable(access, liquid)), code)
+    return answer(LiquidBody, liquid_body(liquid, liquid_reading(access, liquid)), code)
 
 
 class FrameLiquidApi(APIView):
@@ -247,6 +247,17 @@ class LiquidCommitApi(APIView):
         liquid, access = _liquid_for(request, liquid_id)
         liquid = liquid_services.liquid_commit(liquid=liquid, user=request.user)
         return _liquid_answer(access, liquid)
+
+
+class LiquidRegenerateApi(APIView):
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request: Request, liquid_id: str) -> Response:
+        """GM: throw away what an AI-played seat intends (one the secret guard holds, say)
+        and let its assistant act again. Releasing it is committing it; editing it, the
+        usual edit (the words are then the GM's)."""
+        liquid, _ = _liquid_for(request, liquid_id)
+        ai_intention_regenerate(liquid=liquid, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class FrameControlApi(APIView):

@@ -110,8 +110,10 @@ class FaceResult(Body):
 
 class LiquidBody(Body):
     """A submitted intention (or an author's or designer's writing: `face`); without
-    `content` and `refined` for a reader who may not read them. `seat` is null for the
-    GM's own author or designer writing."""
+    `content` for a reader who may not read it, and without the soft pass's words on it
+    (`refined`, `capable_reason`, `analysis_note`) for anyone but its own seat's player and
+    the GM (selectors.py::Reading). `held`: an AI seat's intention the secret guard holds
+    for the GM's review. `seat` is null for the GM's own author or designer writing."""
 
     id: Uuid
     seat: Uuid | None
@@ -127,11 +129,12 @@ class LiquidBody(Body):
     interruptive: bool
     targets: list[Uuid]
     capable: bool | None
-    capable_reason: str
     analysis_source: str
-    analysis_note: str
+    held: bool
     content: str = optional()
     refined: str = optional()
+    capable_reason: str = optional()
+    analysis_note: str = optional()
 
 
 class LiquidEvent(Event):

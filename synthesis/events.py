@@ -32,33 +32,24 @@ from .frame_events import (
     seat_group,
     spectator_group,
 )
-from .models import Frame, Liquid, LiquidVisibility, Narrative, Outcome, Pass, Seat, Window
+from .models import Frame, Liquid, Narrative, Outcome, Pass, Seat, Window
 
 _FROM_SEATS: Any = object()
-
-
-def without_text(body: dict[str, Any]) -> dict[str, Any]:
-    """A liquid body for a reader who may not read its text: no `content`, no `refined`,
-    and no failure reason (it may quote the writing)."""
-    hidden = {k: v for k, v in body.items() if k not in {"content", "refined"}}
-    if hidden.get("result") and "error" in hidden["result"]:
-        hidden["result"] = {k: v for k, v in hidden["result"].items() if k != "error"}
-    return hidden
 
 
 def liquid_audiences(
     event_type: str,
     liquid: Liquid,
-    body: dict[str, Any],
     *,
     frame: Frame,
     seats: list[Seat],
     occupant: Any = _FROM_SEATS,
 ) -> Audiences:
-    """Who reads a liquid event's text: everyone when the frame's `liquid_visibility` is
-    `all` (one message to the frame group); otherwise the GM and the liquid's own seat,
-    and the other seats get the event without `content` and `refined` (they learn that
-    something was submitted, not what).
+    """Who reads what of a liquid event: the GM and the liquid's own seat's player all of
+    it; every other seat's player what `others_reading` allows: its words where the frame
+    shows liquid to all and it is not held (an AI seat's words the secret guard flagged),
+    never the soft pass's words on it; else only that it exists. When the others read all
+    there is (no soft words yet), one message to the frame group.
 
     Whatever the visibility, a seat's player now never learns of a previous player's
     liquid (`previous_players`: the seat changed hands since it was written), not even
@@ -67,17 +58,16 @@ def liquid_audiences(
     group each. `occupant`: who plays the liquid's seat now, when the caller read it
     (else as `seats` say).
     """
-    from .selectors import previous_players
+    from .selectors import liquid_body, others_reading, previous_players
 
+    whole = liquid_body(liquid)
+    others = liquid_body(liquid, others_reading(frame, liquid))
     if occupant is _FROM_SEATS:
         occupant = next((s.user_id for s in seats if s.pk == liquid.seat_id), None)
     stale = occupant is not None and previous_players(liquid, occupant)
-    if frame.liquid_visibility == LiquidVisibility.ALL and not stale:
-        return {frame_group(frame.pk): {"type": event_type, "liquid": body}}
-    hidden = body
-    if frame.liquid_visibility != LiquidVisibility.ALL:
-        hidden = without_text(body)
-    audiences: Audiences = {gm_group(frame.pk): {"type": event_type, "liquid": body}}
+    if others == whole and not stale:
+        return {frame_group(frame.pk): {"type": event_type, "liquid": whole}}
+    audiences: Audiences = {gm_group(frame.pk): {"type": event_type, "liquid": whole}}
     for seat in seats:
         if seat.user_id is None:  # nobody's sockets listen there
             continue
@@ -86,7 +76,7 @@ def liquid_audiences(
             continue
         audiences[seat_group(frame.pk, seat.pk)] = {
             "type": event_type,
-            "liquid": body if mine else hidden,
+            "liquid": whole if mine else others,
         }
     return audiences
 
@@ -96,24 +86,30 @@ def notify_liquid(
 ) -> None:
     """`liquid.created|updated|withdrawn|analyzed|committed|consumed`, each reader getting
     the body they may read (see `liquid_audiences`). Without `seats`, the seats' players
-    are read only when the frame hides liquid or the liquid's seat changed hands since it
-    was written (one light query). Who plays a person's liquid's seat now is read afresh
-    (one more), not from `seats`: a pass's seats were read before it ran, and the seat may
-    have changed hands since; under the frame's lock, which seat changes take too, it
-    cannot change before this commits."""
-    from .selectors import liquid_body
-
+    are read (one light query) unless everyone reads the same body. Who plays a person's
+    liquid's seat now is read afresh (one more), not from `seats`: a pass's seats were read
+    before it ran, and the seat may have changed hands since; under the frame's lock, which
+    seat changes take too, it cannot change before this commits."""
     occupant = _FROM_SEATS
     if liquid.author_id is not None:
         players = Seat.objects.filter(pk=liquid.seat_id).values_list("user_id", flat=True)
         occupant = next(iter(players), None)
     changed_hands = occupant not in (_FROM_SEATS, None, liquid.author_id)
-    if seats is None and (frame.liquid_visibility != LiquidVisibility.ALL or changed_hands):
+    if seats is None and (not _one_body(frame, liquid) or changed_hands):
         seats = list(Seat.objects.filter(frame_id=frame.pk).only("id", "frame_id", "user_id"))
     audiences = liquid_audiences(
-        event_type, liquid, liquid_body(liquid), frame=frame, seats=seats or [], occupant=occupant
+        event_type, liquid, frame=frame, seats=seats or [], occupant=occupant
     )
     notify_audiences(frame.pk, LiquidEvent, audiences)
+
+
+def _one_body(frame: Frame, liquid: Liquid) -> bool:
+    """Whether every reader reads all of the liquid (so no seat need be read)."""
+    from .selectors import SOFT_WORDS, Reading, others_reading
+
+    return others_reading(frame, liquid) == Reading.WORDS and not any(
+        getattr(liquid, field) for field in SOFT_WORDS
+    )
 
 
 def notify_window(event_type: str, window: Window, *, cause: dict | None = None) -> None:

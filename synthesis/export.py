@@ -15,7 +15,7 @@ from .frame_selectors import FrameAccess, seats_load
 from .models import Narrative, Outcome
 from .selectors import (
     liquid_body,
-    liquid_readable,
+    liquid_reading,
     liquid_seen,
     narrative_body,
     narratives_readable,
@@ -58,7 +58,9 @@ def frame_export(access: FrameAccess) -> dict[str, Any]:
             _narrative(n, names=names, numbers=numbers, times=times)
             for n in narratives_readable(access)
         ],
-        "intentions": [liquid_body(x) for x in liquid if liquid_readable(access, x)],
+        "intentions": [
+            liquid_body(x, reading) for x in liquid if (reading := liquid_reading(access, x))
+        ],
     }
 
 

@@ -119,9 +119,11 @@ def liquid_submit(
     user: AbstractBaseUser | None,
     limited: bool = False,
     face: str = Face.PLAYER,
+    held: bool = False,
 ) -> Liquid:
     """Store an intention for `seat` and start its soft pass. `user` None: the seat's
-    assistant wrote it (AI seats). A player's intentions are limited (docs/security.md,
+    assistant wrote it (AI seats); `held`, the secret guard holds its words for the GM
+    (ai_seats.py). A player's intentions are limited (docs/security.md,
     "Play limits"): so many waiting per seat; and, `limited` (the API's requests), so many
     a period per seat and per user. Assistants are held by their own limits (ai_seats.py),
     and scripted scenes in tests play faster than people.
@@ -144,7 +146,9 @@ def liquid_submit(
         _check_pending(frame, seat)
     if limited:
         _count_write(seat, user, LiquidSeatThrottle())
-    liquid = Liquid.objects.create(frame=frame, seat=seat, author=user, content=content, face=face)
+    liquid = Liquid.objects.create(
+        frame=frame, seat=seat, author=user, content=content, face=face, held=held
+    )
     notify_liquid("liquid.created", liquid, frame=frame)
     if face == Face.PLAYER:
         _soft_pass(liquid, Trigger.SUBMIT)
@@ -199,16 +203,21 @@ def liquid_edit(
 ) -> Liquid:
     """Revise a submitted intention; its analysis is redone for the new text. `limited`
     (the API's requests): a player's edits count per seat and per user (429, with
-    `retry_after`, past either limit)."""
+    `retry_after`, past either limit). The GM's edit of what an AI seat wrote (one the
+    secret guard holds) makes the words the GM's: chosen, no longer the model's."""
     liquid = _locked(liquid, user)
     _check_content(content)
     if limited:
         _count_write(liquid.seat, user, LiquidEditSeatThrottle())
     liquid.content, liquid.revision = content, liquid.revision + 1
     liquid.analysis_source, liquid.analysis_note = "", ""
+    if liquid.author_id is None and user is not None:
+        liquid.author_id = user.pk
     liquid.save(
-        update_fields=["content", "revision", "analysis_source", "analysis_note", "updated_at"]
-    )
+        update_fields=[
+            "content", "revision", "analysis_source", "analysis_note", "author", "updated_at"
+        ]
+    )  # fmt: skip
     notify_liquid("liquid.updated", liquid, frame=liquid.frame)
     if liquid.face == Face.PLAYER:
         _soft_pass(liquid, Trigger.EDIT)
@@ -228,12 +237,18 @@ def liquid_withdraw(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
 @transaction.atomic
 def liquid_commit(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
     """Commit an intention: it can no longer change, and its character's window opens (or,
-    already open, gathers it too)."""
+    already open, gathers it too). An AI seat's intention the secret guard holds is
+    committed by the GM alone (`may_write_for`): the GM releases its words, which everyone
+    who may read liquid then reads, and which count as chosen from then on (its author)."""
     liquid = _locked(liquid, user)  # locked and submitted: the move cannot lose
     if liquid.face != Face.PLAYER:
         return face_commit(liquid=liquid)
     now = timezone.now()
     liquid.status, liquid.committed_at, liquid.updated_at = LiquidStatus.COMMITTED, now, now
+    released = {}
+    if liquid.held:
+        liquid.held, liquid.author_id = False, liquid.author_id or getattr(user, "pk", None)
+        released = {"held": False, "author_id": liquid.author_id}
     notify_liquid("liquid.committed", liquid, frame=liquid.frame)
     window = window_for_commit(frame=liquid.frame, liquid=liquid)
     Liquid.move(  # committed and in its window: one write
@@ -243,6 +258,7 @@ def liquid_commit(*, liquid: Liquid, user: AbstractBaseUser | None) -> Liquid:
         committed_at=now,
         updated_at=now,
         window=window,
+        **released,
     )
     liquid.window = window
     return liquid

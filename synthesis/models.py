@@ -301,6 +301,10 @@ class Liquid(models.Model):
     analysis_note = models.TextField(blank=True, default="")
     # The secret guard's, for the GM only: what an AI seat's intention gave away.
     flags = models.JSONField(default=list, blank=True)
+    # An AI seat's intention the guard flagged in a frame that holds: submitted, not
+    # committed, its words the GM's alone until the GM releases (commits), edits or
+    # regenerates it (synthesis/ai_seats.py, docs/synthesis.md "The secret guard").
+    held = models.BooleanField(default=False)
     submitted_at = models.DateTimeField(auto_now_add=True)
     committed_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)

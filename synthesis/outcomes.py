@@ -218,9 +218,11 @@ def _texts(
 
 def _flags(outcome: Outcome) -> list[dict[str, str]]:
     """The secret guard's flags on the outcome as it reads now (as `bones._store` computes
-    them: what its texts repeat that the actions it resolved did not reveal)."""
+    them: what its texts repeat that the actions it resolved did not reveal, a person's
+    words only)."""
     frame = Frame.objects.get(pk=outcome.frame_id)
-    revealed = Liquid.objects.filter(pk__in=outcome.liquid_ids).values_list("content", flat=True)
+    revealed = Liquid.objects.filter(pk__in=outcome.liquid_ids, author__isnull=False)
+    revealed = revealed.values_list("content", flat=True)
     return secret_flags(
         said=[
             *(entry.get("action", "") for entry in outcome.actions_resolved),

@@ -2,6 +2,7 @@
 frame's visibility allows, every outcome, and only their own seats' narratives (and a
 shared frame's narratives, which are everyone's)."""
 
+from enum import IntEnum
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -30,13 +31,37 @@ from .models import (
 TALK_KEPT = 200  # the newest table talk a snapshot holds
 
 
-def liquid_readable(access: FrameAccess, liquid: Liquid) -> bool:
-    """Whether this reader may read the liquid's text (not only that it exists)."""
+class Reading(IntEnum):
+    """How much of a liquid row a reader may read."""
+
+    NONE = 0  # that it exists and when, not a word of it
+    # The intention as written, not the soft pass's words about it (`SOFT_WORDS`): that
+    # model read the acting character's own knowledge, secrets too.
+    WORDS = 1
+    WHOLE = 2  # its own seat's player and the GM
+
+
+# What the soft pass's model wrote about an intention (and our note on its answer, which
+# may quote it): its own seat's player's and the GM's only.
+SOFT_WORDS = ("refined", "capable_reason", "analysis_note")
+
+
+def liquid_reading(access: FrameAccess, liquid: Liquid) -> Reading:
+    """How much of the liquid this reader may read: the GM all of it; its seat's player
+    all of it (not a previous player's); anyone else its words only where the frame shows
+    liquid to all, and never while it is held (an AI's words the guard flagged)."""
     if access.is_gm:
-        return True
+        return Reading.WHOLE
     if liquid.seat_id in access.seat_ids:
-        return not previous_players(liquid, access.user_id)
-    return access.frame.liquid_visibility == LiquidVisibility.ALL
+        return Reading.NONE if previous_players(liquid, access.user_id) else Reading.WHOLE
+    return others_reading(access.frame, liquid)
+
+
+def others_reading(frame: Frame, liquid: Liquid) -> Reading:
+    """What a reader other than the GM and the liquid's own seat may read of it."""
+    if frame.liquid_visibility == LiquidVisibility.ALL and not liquid.held:
+        return Reading.WORDS
+    return Reading.NONE
 
 
 def previous_players(liquid: Liquid, player_id: object) -> bool:
@@ -47,8 +72,8 @@ def previous_players(liquid: Liquid, player_id: object) -> bool:
     return liquid.author_id is not None and liquid.author_id != player_id
 
 
-def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
-    """A liquid row as JSON types; without its text for a reader who may not read it."""
+def liquid_body(liquid: Liquid, reading: Reading = Reading.WHOLE) -> dict[str, Any]:
+    """A liquid row as JSON types, as much of it as the reader may read (`Reading`)."""
     body: dict[str, Any] = {
         "id": str(liquid.pk),
         "seat": str(liquid.seat_id) if liquid.seat_id else None,
@@ -64,13 +89,18 @@ def liquid_body(liquid: Liquid, *, readable: bool = True) -> dict[str, Any]:
         "interruptive": liquid.interruptive,
         "targets": liquid.targets,
         "capable": liquid.capable,
-        "capable_reason": liquid.capable_reason,
         "analysis_source": liquid.analysis_source,
-        "analysis_note": liquid.analysis_note,
+        "held": liquid.held,
     }
-    if readable:
+    return read_as(body, liquid, reading)
+
+
+def read_as(body: dict[str, Any], liquid: Liquid, reading: Reading) -> dict[str, Any]:
+    """`body` (a liquid's, without its words) with the words `reading` allows."""
+    if reading >= Reading.WORDS:
         body["content"] = liquid.content
-        body["refined"] = liquid.refined
+    if reading == Reading.WHOLE:  # none of them empty: an empty one says nothing
+        body.update((f, getattr(liquid, f)) for f in SOFT_WORDS if getattr(liquid, f))
     elif body["result"] and "error" in body["result"]:  # it may quote the writing
         body["result"] = {k: v for k, v in body["result"].items() if k != "error"}
     return body
@@ -183,7 +213,7 @@ def talk_recent(*, frame_id: object) -> list[dict[str, Any]]:
 
 def liquid_seen(access: FrameAccess) -> QuerySet[Liquid]:
     """The frame's live liquid rows this reader may know of (their text only where
-    `liquid_readable`): the GM's every one. A seat's previous players' intentions are not
+    `liquid_reading`): the GM's every one. A seat's previous players' intentions are not
     its new player's (`previous_players`): not even their rows."""
     live_liquid = Liquid.objects.filter(frame=access.frame).exclude(status=LiquidStatus.WITHDRAWN)
     if access.is_gm:
@@ -238,7 +268,7 @@ def frame_view(access: FrameAccess) -> dict[str, Any]:
         if access.is_gm
         else None,
         "seats": [seat_body(seat) for seat in seats],
-        "liquid": [liquid_body(x, readable=liquid_readable(access, x)) for x in live_liquid],
+        "liquid": [liquid_body(x, liquid_reading(access, x)) for x in live_liquid],
         # A held outcome: the GM's whole, a placeholder for the players (`outcome_for`).
         "outcomes": [outcome_for(o, gm=access.is_gm) for o in Outcome.objects.filter(frame=frame)],
         "narratives": [narrative_body(n) for n in narratives],

@@ -185,6 +185,11 @@ urlpatterns = [
     ),
     re_path(rf"^liquid/{LIQUID}/commit/?$", apis.LiquidCommitApi.as_view(), name="liquid-commit"),
     re_path(
+        rf"^liquid/{LIQUID}/regenerate/?$",
+        apis.LiquidRegenerateApi.as_view(),
+        name="liquid-regenerate",
+    ),
+    re_path(
         rf"^frames/{FRAME}/content/?$", content_api.FrameContentApi.as_view(), name="frame-content"
     ),
     re_path(

@@ -495,7 +495,7 @@ def _said(draft: Draft) -> list[str]:
 def _word_flags(ctx: MediumContext, draft: Draft) -> list[dict[str, str]]:
     return secret_flags(
         said=_said(draft),
-        revealed=[action.text for action in ctx.to_resolve],
+        revealed=[action.chosen for action in ctx.to_resolve],
         secrets=seat_secrets(ctx.seats),
     )
 
@@ -512,7 +512,7 @@ def _second_opinion(
     if not ctx.frame.second_opinion:
         return []
     draft = bones_apply(bones, ctx)
-    revealed = [action.text for action in ctx.to_resolve]
+    revealed = [action.chosen for action in ctx.to_resolve]
     question = opinion_context(
         said=_said(draft),
         revealed=revealed,

@@ -76,6 +76,14 @@ class Action:
     text: str
     interruptive: bool = False
     targets: tuple[str, ...] = ()  # labels of the characters it acts on
+    # An AI seat's assistant wrote it: no person chose what it says, so its words never
+    # count as a secret its actor revealed (the secret guard, synthesis/guard.py).
+    by_model: bool = False
+
+    @property
+    def chosen(self) -> str:
+        """Its words as a person chose to say them, or nothing (`by_model`)."""
+        return "" if self.by_model else self.text
 
 
 @dataclass
@@ -250,6 +258,7 @@ def gather(pass_: Pass, *, frame: Frame | None = None, flesh: bool = False) -> M
             for x in others
             if x.pk not in chosen
             and x.pk not in resolved
+            and not x.held  # an AI's words the guard holds: the GM's until released
             and x.pscale is not None
             and x.pscale >= pscale
         ][-PENDING_MAX:]
@@ -320,6 +329,7 @@ def _action(liquid: Liquid, labels: dict[uuid.UUID, str]) -> Action:
         text=flat(liquid.content),
         interruptive=liquid.interruptive,
         targets=tuple(t for t in targets if t and t != labels.get(liquid.seat_id)),
+        by_model=liquid.author_id is None,
     )
 
 

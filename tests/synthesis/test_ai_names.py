@@ -159,8 +159,23 @@ def test_an_ai_intention_giving_away_its_real_name_is_flagged_to_the_gm_alone(
     seen = frame_view(player_view)
     assert seen["liquid_flags"] is None
     [player_liquid] = [x for x in seen["liquid"] if x["id"] == str(liquid.pk)]
-    assert player_liquid["content"] == stored.content  # what it said, not what was flagged
+    # Held for the GM (the frame holds, by default): that the character acts, not its words.
+    assert (stored.held, stored.status, player_liquid["held"]) == (True, "submitted", True)
+    assert "content" not in player_liquid and REAL not in str(seen)
     assert "real_name" not in str(seen)
+
+
+def test_in_a_frame_that_only_flags_the_ai_intention_is_read_and_flagged(scene, monkeypatch, sent):
+    frame, player, alice, johnson, _ = scene
+    Frame.objects.filter(pk=frame.pk).update(leak_guard="flag", liquid_visibility="all")
+    answer_with(monkeypatch, f"I lean in. 'My real name is {REAL}, NYPD.'")
+    liquid = ai_seats.ai_act(seat_id=johnson.pk, outcome_id=None)
+    stored = Liquid.objects.get(pk=liquid.pk)
+    assert (stored.held, stored.status) == (False, "committed")
+    player_view = FrameAccess(frame=stored.frame, is_gm=False, seat_ids=frozenset({alice.pk}))
+    [seen] = [x for x in frame_view(player_view)["liquid"] if x["id"] == str(liquid.pk)]
+    assert REAL in seen["content"]  # the GM's choice: shown, and flagged to the GM
+    assert [e["type"] for g, e in sent if g == events.gm_group(frame.pk)][-1] == "liquid.flagged"
 
 
 def test_a_gm_snapshot_without_flagged_intentions_has_none(scene):

@@ -7,7 +7,6 @@ import pytest
 from lmix.models import LLMModel
 from synthesis.events import liquid_audiences
 from synthesis.models import Frame, Liquid, Pass
-from synthesis.selectors import liquid_body
 from synthesis.soft import SoftAnalysis, heuristics, soft_result_store
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.synthesis.conftest import make_frame, seat_player
@@ -130,9 +129,7 @@ def test_liquid_events_carry_text_only_to_those_who_may_read_it(user, visibility
     seat_player(frame, 1)
     seats = list(frame.seats.order_by("position"))
     liquid = Liquid.objects.create(frame=frame, seat=seats[0], content="MARKER")
-    audiences = liquid_audiences(
-        "liquid.created", liquid, liquid_body(liquid), frame=frame, seats=seats
-    )
+    audiences = liquid_audiences("liquid.created", liquid, frame=frame, seats=seats)
     assert all(a["liquid"]["id"] == str(liquid.id) for a in audiences.values())
     if visibility == "all":  # the same body for everyone: once, to the whole frame
         assert audiences == {f"frame.{frame.id}": audiences[f"frame.{frame.id}"]}

@@ -121,6 +121,7 @@ ENDPOINTS = {
     ("liquid-detail", "patch"): ("/api/liquid/{liquid}", "liquid", {"content": "HIJACKED"}),
     ("liquid-detail", "delete"): ("/api/liquid/{liquid}", "liquid", None),
     ("liquid-commit", "post"): ("/api/liquid/{liquid}/commit", "liquid", None),
+    ("liquid-regenerate", "post"): ("/api/liquid/{liquid}/regenerate", "liquid", None),
     ("window-fire", "post"): ("/api/windows/{window}/fire", "window", None),
     ("window-cancel", "post"): ("/api/windows/{window}/cancel", "window", None),
     ("pass-retry", "post"): ("/api/passes/{failed_pass}/retry", "failed_pass", None),

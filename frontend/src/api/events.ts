@@ -387,8 +387,10 @@ export interface LiquidEvent {
 }
 /**
  * A submitted intention (or an author's or designer's writing: `face`); without
- * `content` and `refined` for a reader who may not read them. `seat` is null for the
- * GM's own author or designer writing.
+ * `content` for a reader who may not read it, and without the soft pass's words on it
+ * (`refined`, `capable_reason`, `analysis_note`) for anyone but its own seat's player and
+ * the GM (selectors.py::Reading). `held`: an AI seat's intention the secret guard holds
+ * for the GM's review. `seat` is null for the GM's own author or designer writing.
  */
 export interface LiquidBody {
   id: string
@@ -405,11 +407,12 @@ export interface LiquidBody {
   interruptive: boolean
   targets: string[]
   capable: boolean | null
-  capable_reason: string
   analysis_source: string
-  analysis_note: string
+  held: boolean
   content?: string
   refined?: string
+  capable_reason?: string
+  analysis_note?: string
 }
 /**
  * What an author's or designer's liquid came to (synthesis/faces/): its `pass`; once

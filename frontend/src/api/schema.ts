@@ -981,6 +981,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/liquid/{liquid_id}/regenerate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description GM: throw away what an AI-played seat intends (one the secret guard holds, say)
+         *     and let its assistant act again. Releasing it is committing it; editing it, the
+         *     usual edit (the words are then the GM's).
+         */
+        post: operations["liquid_regenerate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/models/": {
         parameters: {
             query?: never;
@@ -2646,8 +2667,10 @@ export type components = {
         /**
          * LiquidBody
          * @description A submitted intention (or an author's or designer's writing: `face`); without
-         *     `content` and `refined` for a reader who may not read them. `seat` is null for the
-         *     GM's own author or designer writing.
+         *     `content` for a reader who may not read it, and without the soft pass's words on it
+         *     (`refined`, `capable_reason`, `analysis_note`) for anyone but its own seat's player and
+         *     the GM (selectors.py::Reading). `held`: an AI seat's intention the secret guard holds
+         *     for the GM's review. `seat` is null for the GM's own author or designer writing.
          */
         LiquidBody: {
             id: string;
@@ -2664,13 +2687,16 @@ export type components = {
             interruptive: boolean;
             targets: string[];
             capable: boolean | null;
-            capable_reason: string;
             analysis_source: string;
-            analysis_note: string;
+            held: boolean;
             /** @default null */
             content?: string;
             /** @default null */
             refined?: string;
+            /** @default null */
+            capable_reason?: string;
+            /** @default null */
+            analysis_note?: string;
         };
         /** @enum {string} */
         LiquidStatus: "submitted" | "committed" | "consumed" | "withdrawn";
@@ -5540,6 +5566,26 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["LiquidBody"];
                 };
+            };
+        };
+    };
+    liquid_regenerate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                liquid_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
