@@ -1,4 +1,6 @@
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from unittest import mock
 
@@ -26,9 +28,22 @@ def assistant_by_key() -> Prepared[Assistant]:
     )
 
 
-def builds(compiler: type[SQLCompiler] = SQLCompiler):
-    """Counts the times SQL is built (the compiler's `as_sql`), still building it."""
-    return mock.patch.object(compiler, "as_sql", autospec=True, side_effect=compiler.as_sql)
+@contextmanager
+def builds(compiler: type[SQLCompiler] = SQLCompiler) -> Iterator[mock.Mock]:
+    """Counts the times this thread builds SQL (the compiler's `as_sql`), still building it.
+    The patch is on the class, which every thread shares: the suite's worker and its
+    sweeper build SQL of their own meanwhile, and that is not counted."""
+    this_thread = threading.get_ident()
+    build = compiler.as_sql
+    counted = mock.Mock()
+
+    def as_sql(self, *args, **kwargs):
+        if threading.get_ident() == this_thread:
+            counted(self, *args, **kwargs)
+        return build(self, *args, **kwargs)
+
+    with mock.patch.object(compiler, "as_sql", as_sql):
+        yield counted
 
 
 def test_a_read_builds_its_sql_once_then_only_binds_new_values():

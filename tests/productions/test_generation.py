@@ -107,11 +107,13 @@ def test_a_live_turn_keeps_its_lease_while_the_model_is_silent(
 ):
     from productions.generation import turns_sweep
 
+    # A lease of twenty beats: on a loaded host a beat can come late, and with five to
+    # spare one stall of a few hundred milliseconds would restart the turn.
     settings.LMIX_LEASE_HEARTBEAT_SECONDS = 0.1
-    settings.LMIX_LEASE_TIMEOUT_SECONDS = 0.5
+    settings.LMIX_LEASE_TIMEOUT_SECONDS = 2
     production = production_factory(user, model=remote_model)
-    # Longer between deltas than the lease lasts: only the heartbeat keeps it alive.
-    server.queue(text="one two three four", chunk_delay=0.8)
+    # Silent longer than the lease lasts: only the heartbeat keeps it alive.
+    server.queue(text="one two three four", first_delay=2.5)
     turn_id = api.post(f"/api/productions/{production.id}/turns", {}, format="json").json()["id"]
     wait_for(lambda: settled(turn_id, "streaming"))
     while not settled(turn_id, "done", "failed"):

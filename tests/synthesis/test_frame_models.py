@@ -20,7 +20,7 @@ from synthesis.frame_llm import FrameModels
 from synthesis.frames import frame_create, frame_update, seat_update
 from synthesis.liquid import liquid_submit
 from synthesis.medium import run as run_module
-from synthesis.models import Frame
+from synthesis.models import Frame, Pass
 from synthesis.soft import SOFT_MAX_TOKENS, soft_pass_run
 from tests.factories import AssistantFactory, UserFactory
 from tests.productions.conftest import make_production
@@ -63,14 +63,14 @@ def models_called(pass_) -> set[int]:
 
 
 def soft_pass(scene, seat, player, text="I search the desk."):
-    """Submit for `seat` and run its soft pass here: the soft passes' LLM calls, the liquid."""
-    with mock.patch("synthesis.tasks.soft_pass_task.delay") as delay:
+    """Submit for `seat` and run its soft pass here: that pass's LLM calls, the liquid. Only
+    its own: the suite's worker may be playing this frame's AI seat meanwhile."""
+    with mock.patch("synthesis.tasks.soft_pass_task.delay"):
         liquid = liquid_submit(frame=scene.frame, seat=seat, content=text, user=player)
-        for call in delay.call_args_list:
-            soft_pass_run(pass_id=call.args[0])
-    return list(
-        LLMCall.objects.filter(purpose="synthesis.soft", subject__startswith="pass:")
-    ), liquid
+    (pass_,) = Pass.objects.filter(liquid=liquid, kind="soft")
+    soft_pass_run(pass_id=pass_.pk)
+    calls = LLMCall.objects.filter(purpose="synthesis.soft", subject=f"pass:{pass_.pk}")
+    return list(calls), liquid
 
 
 # -- the default rule ---------------------------------------------------------------------
