@@ -105,11 +105,9 @@ def notify_liquid(
 
 def _one_body(frame: Frame, liquid: Liquid) -> bool:
     """Whether every reader reads all of the liquid (so no seat need be read)."""
-    from .selectors import SOFT_WORDS, Reading, others_reading
+    from .selectors import liquid_body, others_reading
 
-    return others_reading(frame, liquid) == Reading.WORDS and not any(
-        getattr(liquid, field) for field in SOFT_WORDS
-    )
+    return liquid_body(liquid, others_reading(frame, liquid)) == liquid_body(liquid)
 
 
 def notify_window(event_type: str, window: Window, *, cause: dict | None = None) -> None:

@@ -101,7 +101,8 @@ def read_as(body: dict[str, Any], liquid: Liquid, reading: Reading) -> dict[str,
         body["content"] = liquid.content
     if reading == Reading.WHOLE:  # none of them empty: an empty one says nothing
         body.update((f, getattr(liquid, f)) for f in SOFT_WORDS if getattr(liquid, f))
-    elif body["result"] and "error" in body["result"]:  # it may quote the writing
+    elif reading == Reading.NONE and body["result"] and "error" in body["result"]:
+        # A face's failure may quote its writing.
         body["result"] = {k: v for k, v in body["result"].items() if k != "error"}
     return body
 

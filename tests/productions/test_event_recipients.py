@@ -131,7 +131,7 @@ def test_deleting_a_production_revokes_its_group_once_committed(published):
     assert Production.objects.filter(pk=neighbour.pk).exists()
 
 
-async def test_deleting_a_production_closes_its_sockets_within_a_second_and_no_others():
+async def test_deleting_a_production_closes_its_sockets_and_no_others():
     owner = await database_sync_to_async(UserFactory)()
     production = await database_sync_to_async(make_production)(owner)
     neighbour = await database_sync_to_async(make_production)(owner)
@@ -145,7 +145,8 @@ async def test_deleting_a_production_closes_its_sockets_within_a_second_and_no_o
     response = await database_sync_to_async(client.delete)(f"/api/productions/{production.pk}")
     assert response.status_code == 204
 
-    assert await doomed.receive_output(timeout=1) == {"type": "websocket.close", "code": 4403}
+    # Nothing else closes it (no ping is sent): the bound is a busy host's, not a speed.
+    assert await doomed.receive_output(timeout=5) == {"type": "websocket.close", "code": 4403}
     await kept.send_json_to({"type": "ping"})
     assert await kept.receive_json_from(timeout=5) == {"type": "pong"}
     await kept.disconnect()
