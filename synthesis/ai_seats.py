@@ -31,7 +31,7 @@ from .enqueue import ai_act_enqueue
 from .events import notify_liquid_flagged
 from .frame_events import lock_frame, notify_presence
 from .frame_selectors import seats_load
-from .guard import intention_flags, seat_secrets
+from .guard import intention_flags, public_words, seat_secrets
 from .guard_opinion import (
     SecondOpinion,
     opinion_context,
@@ -454,7 +454,8 @@ def checked_flags(*, seat: Seat, seats: list[Seat], content: str) -> list[dict[s
     frame asks for it, the second opinion on the secrets the words left unflagged, asked
     of the seat's own model (its call the seat's: budget, diagnostics). The second
     opinion's failure leaves the word test's flags (logged), as for outcomes."""
-    flags = intention_flags(content=content, seats=seats)
+    public = public_words(seats, seat.frame.production)
+    flags = intention_flags(content=content, seats=seats, public=public)
     if not seat.frame.second_opinion:
         return flags
     question = opinion_context(

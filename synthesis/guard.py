@@ -7,15 +7,23 @@ becomes an outcome everyone reads. Pure: it reads only what its caller loaded.
 
 A secret counts as repeated when the outcome holds a run of SHINGLE_WORDS of its words
 (carrying at least two content words, so "in the middle of" never counts), or the whole of
-a shorter secret, or a character's real name hidden behind its public one.
+a shorter secret, or a character's real name hidden behind its public one, or one telling
+word of it: a rare word (`rare`) that nothing everyone knows holds (`public_words`), "oars"
+out of "Oskar hid the spare oars", a planted marker — a model that read the secret lets one
+word of it slip where no person chose to.
 """
 
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
+from lmix.llm.tokens import count_tokens
+
 if TYPE_CHECKING:
+    from productions.models import Production
+
     from .models import Seat
 
 SHINGLE_WORDS = 4
@@ -66,11 +74,34 @@ def seat_secrets(seats: Iterable["Seat"]) -> list[Secret]:
     return secrets + list(groups.values())
 
 
+def public_words(seats: Iterable["Seat"], production: "Production") -> frozenset[str]:
+    """The words everyone at the table knows (every prompt holds them): the world's and
+    the scenario's names and descriptions, the seated characters' public names, and their
+    and their open groups' universal and external truths (world and scenario loaded)."""
+    world, scenario = production.world, production.scenario
+    known = [world.name, world.description, scenario.name, scenario.description]
+    for seat in seats:
+        persona = seat.persona
+        known += [persona.known_as or persona.name, persona.universal_truth]
+        known.append(persona.external_truth)
+        for membership in persona.memberships.all():
+            if not membership.covert:
+                group = membership.affiliation
+                known += [group.name, group.universal_truth, group.external_truth]
+    return frozenset(_words(" ".join(known)))
+
+
 def secret_flags(
-    *, said: Iterable[str], revealed: Iterable[str], secrets: Iterable[Secret]
+    *,
+    said: Iterable[str],
+    revealed: Iterable[str],
+    secrets: Iterable[Secret],
+    public: frozenset[str],
 ) -> list[dict[str, str]]:
-    """The secrets that `said` (the outcome's texts) repeats and `revealed` (the resolved
-    actions as their players wrote them) did not.
+    """The secrets that `said` (a model's text: an outcome's, an AI seat's intention)
+    repeats and `revealed` (the resolved actions as their players wrote them) did not; one
+    telling word of a secret is enough, a rare word in nothing everyone knows (`public`,
+    `public_words`).
 
     Returns:
         [{kind, owner, excerpt, source}] for the GM, one per secret (`secret_flag`).
@@ -78,24 +109,57 @@ def secret_flags(
     said_grams, revealed_grams = _Grams(" ".join(said)), _Grams(" ".join(revealed))
     flags = []
     for secret in secrets:
-        for phrase in _phrases(secret):
-            if phrase in said_grams and phrase not in revealed_grams:
-                flags.append(secret_flag(secret, " ".join(phrase)))
-                break
+        excerpt = next(
+            (" ".join(p) for p in _phrases(secret) if p in said_grams and p not in revealed_grams),
+            None,
+        )
+        if excerpt is None:
+            excerpt = next(
+                (
+                    word
+                    for word in telling_words(secret, public)
+                    if (word,) in said_grams and (word,) not in revealed_grams
+                ),
+                None,
+            )
+        if excerpt is not None:
+            flags.append(secret_flag(secret, excerpt))
     return flags
 
 
-def intention_flags(*, content: str, seats: Iterable["Seat"]) -> list[dict[str, str]]:
-    """The secrets an AI-written intention repeats (its character's real name among them):
-    nothing it says counts as revealed, since no player chose to say it.
+def telling_words(secret: Secret, public: frozenset[str]) -> list[str]:
+    """The words of a secret that give it away on their own: content words, rare, that
+    nothing everyone knows holds (`public`)."""
+    return [
+        word
+        for word in dict.fromkeys(_words(secret.text))
+        if len(word) >= CONTENT_WORD and word not in _STOP and word not in public and rare(word)
+    ]
+
+
+@cache
+def rare(word: str) -> bool:
+    """Whether a word is rare in English: the tokenizer's vocabulary, built from a great
+    deal of English, spells every common word (after a space) in one token; a rarer word,
+    a made-up one or a hyphenated run takes several."""
+    return count_tokens(f" {word}") > 1
+
+
+def intention_flags(
+    *, content: str, seats: Iterable["Seat"], public: frozenset[str]
+) -> list[dict[str, str]]:
+    """The secrets an AI-written intention repeats (its character's real name among them),
+    a telling word of one enough: nothing it says counts as revealed, since no player
+    chose to say it.
 
     Args:
         content: the intention as it is stored.
         seats: the frame's seats, personas' memberships prefetched.
+        public: what everyone at the table knows (`public_words`).
     Returns:
         [{kind, owner, excerpt, source}] for the GM, as `secret_flags`.
     """
-    return secret_flags(said=[content], revealed=[], secrets=seat_secrets(seats))
+    return secret_flags(said=[content], revealed=[], secrets=seat_secrets(seats), public=public)
 
 
 class _Grams:

@@ -19,7 +19,7 @@ from .events import (
 )
 from .frame_events import lock_frame
 from .frame_selectors import seats_for_prompts, seats_load
-from .guard import seat_secrets, secret_flags
+from .guard import public_words, seat_secrets, secret_flags
 from .medium.bones import FACTS_MAX, outcome_reactions
 from .medium.context import TEXT_MAX, flat
 from .models import Frame, FrameStatus, Liquid, Outcome, Pass, PassStatus
@@ -220,7 +220,10 @@ def _flags(outcome: Outcome) -> list[dict[str, str]]:
     """The secret guard's flags on the outcome as it reads now (as `bones._store` computes
     them: what its texts repeat that the actions it resolved did not reveal, a person's
     words only)."""
-    frame = Frame.objects.get(pk=outcome.frame_id)
+    frame = Frame.objects.select_related("production__world", "production__scenario").get(
+        pk=outcome.frame_id
+    )
+    seats = seats_for_prompts(frame=frame)
     revealed = Liquid.objects.filter(pk__in=outcome.liquid_ids, author__isnull=False)
     revealed = revealed.values_list("content", flat=True)
     return secret_flags(
@@ -230,5 +233,6 @@ def _flags(outcome: Outcome) -> list[dict[str, str]]:
             *(entry.get("reason", "") for entry in outcome.interrupts),
         ],
         revealed=[flat(text) for text in revealed],
-        secrets=seat_secrets(seats_for_prompts(frame=frame)),
+        secrets=seat_secrets(seats),
+        public=public_words(seats, frame.production),
     )

@@ -30,7 +30,7 @@ from synthesis.frame_events import lock_frame, next_seq
 
 from ..enqueue import scene_check_enqueue, state_pass_enqueue
 from ..events import notify_outcome
-from ..guard import seat_secrets, secret_flags
+from ..guard import public_words, seat_secrets, secret_flags
 from ..guard_opinion import (
     SecondOpinion,
     opinion_context,
@@ -497,6 +497,7 @@ def _word_flags(ctx: MediumContext, draft: Draft) -> list[dict[str, str]]:
         said=_said(draft),
         revealed=[action.chosen for action in ctx.to_resolve],
         secrets=seat_secrets(ctx.seats),
+        public=public_words(ctx.seats, ctx.frame.production),  # a model's words, all of it
     )
 
 

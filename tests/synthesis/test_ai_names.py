@@ -8,7 +8,7 @@ from lmix.llm.base import Completion
 from synthesis import ai_seats, events
 from synthesis.ai_seats import ai_prompt, intention_text, seat_names
 from synthesis.frame_selectors import FrameAccess, seats_load
-from synthesis.guard import intention_flags
+from synthesis.guard import intention_flags, public_words
 from synthesis.models import Frame, Liquid, Outcome
 from synthesis.selectors import frame_view
 from tests.synthesis.conftest import make_frame, seat_player
@@ -187,8 +187,11 @@ def test_a_gm_snapshot_without_flagged_intentions_has_none(scene):
 def test_the_guard_checks_an_intention_against_every_seated_secret(scene):
     frame, *_ = scene
     seats = seats_load(frame=frame)
-    assert intention_flags(content=f"I am {REAL}.", seats=seats)[0]["kind"] == "real_name"
-    assert intention_flags(content=f"I am {PUBLIC}.", seats=seats) == []
+    public = public_words(seats, frame.production)
+    assert intention_flags(content=f"I am {REAL}.", seats=seats, public=public)[0]["kind"] == (
+        "real_name"
+    )
+    assert intention_flags(content=f"I am {PUBLIC}.", seats=seats, public=public) == []
     secret = seats[2].persona.internal_truth  # Tony's, from make_production: one marker word
-    found = intention_flags(content=f"I know: {secret}", seats=seats)
+    found = intention_flags(content=f"I know: {secret}", seats=seats, public=public)
     assert [f["kind"] for f in found] == ["internal_truth"]

@@ -8,8 +8,8 @@ TRUTH = Secret("internal_truth", "Bob Wilson", "He has skimmed the evidence lock
 NAME = Secret("real_name", "Detective Johnson", "Bob Wilson")
 
 
-def flags(said: str, revealed: str = "", secrets=(TRUTH, NAME)) -> list[dict]:
-    return secret_flags(said=[said], revealed=[revealed], secrets=secrets)
+def flags(said: str, revealed: str = "", secrets=(TRUTH, NAME), public=frozenset()) -> list[dict]:
+    return secret_flags(said=[said], revealed=[revealed], secrets=secrets, public=public)
 
 
 def test_a_repeated_run_of_a_secrets_words_is_flagged_with_whose_it_is():
@@ -31,6 +31,59 @@ def test_a_secret_the_action_itself_revealed_is_not_flagged():
 
 def test_common_phrases_and_scattered_words_are_not_a_secret():
     assert flags("He has been there for years, by the locker with the evidence.") == []
+
+
+OARS = Secret("internal_truth", "Oskar Brand", "Oskar hid the spare oars in the boathouse.")
+
+
+def test_one_rare_word_of_a_secret_in_a_models_text_gives_it_away():
+    """A model that read the secret lets a word slip: a rare one is enough, a common one
+    ("spare", "hid") never."""
+    assert [f["excerpt"] for f in flags("I count the oars twice.", secrets=[OARS])] == ["oars"]
+    assert (
+        flags("Something is odd about the BOATHOUSE.", secrets=[OARS])[0]["owner"] == "Oskar Brand"
+    )
+    assert flags("I hid a spare key in the shed.", secrets=[OARS]) == []
+
+
+def test_a_rare_word_everyone_knows_or_the_player_wrote_gives_nothing_away():
+    public = frozenset({"oars", "oskar"})  # the scenario: "a rowing club short of oars"
+    assert flags("I count the oars twice.", secrets=[OARS], public=public) == []
+    said, asked = "Oskar counts the oars.", "I ask about the oars."
+    assert flags(said, revealed=asked, secrets=[OARS], public=frozenset({"oskar"})) == []
+
+
+def test_rare_words_are_those_the_tokenizer_spells_in_more_than_one_piece():
+    from synthesis.guard import rare
+
+    assert all(rare(w) for w in ["oars", "boathouse", "zebrafinch", "rosetti-secret-marker"])
+    assert not any(rare(w) for w in ["spare", "money", "evidence", "brother", "ledger"])
+
+
+def test_the_public_words_are_what_every_prompt_holds():
+    from synthesis.guard import public_words
+
+    group = SimpleNamespace(name="Rowing Club", universal_truth="Members row.", external_truth="")
+    covert = SimpleNamespace(name="Smugglers", universal_truth="Night trips.", external_truth="")
+    persona = SimpleNamespace(
+        name="Oskar Brand",
+        known_as="",
+        universal_truth="Keeper of the boathouse.",
+        external_truth="Gruff.",
+        memberships=SimpleNamespace(
+            all=lambda: [
+                SimpleNamespace(affiliation=group, covert=False),
+                SimpleNamespace(affiliation=covert, covert=True),
+            ]
+        ),
+    )
+    production = SimpleNamespace(
+        world=SimpleNamespace(name="Fjord", description="A cold harbour."),
+        scenario=SimpleNamespace(name="The ferry", description="It is missing."),
+    )
+    words = public_words([SimpleNamespace(persona=persona)], production)
+    assert {"boathouse", "gruff", "rowing", "harbour", "ferry", "oskar"} <= words
+    assert not {"smugglers", "night"} & words  # a covert group is no one's public knowledge
 
 
 def test_a_real_name_behind_a_public_one_is_flagged_unless_the_action_said_it():

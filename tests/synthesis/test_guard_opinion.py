@@ -30,7 +30,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 SECRET = "Bob buried the harbourmaster's ledger beneath the lighthouse."
 # The same secret in other words: no run of four of its words, which the word test needs.
-PARAPHRASE = "Beneath the lighthouse, someone had buried a ledger of the harbourmaster. PARA-7731"
+# No run of the secret's words, and none of its rare ones ("lighthouse"): the word test
+# misses it; three of its longer words make the offline opinion's case.
+PARAPHRASE = "Beneath the old tower, someone had buried a ledger of the port. PARA-7731"
 TRUTH = Secret("internal_truth", "Bob Wilson", SECRET)
 OTHER = Secret("internal_truth", "Alice Thompson", "Alice forged the mayor's signature twice.")
 
@@ -42,7 +44,7 @@ def ask(said: str, revealed: str = "", secrets=(TRUTH, OTHER)) -> OpinionContext
 
 
 def test_the_word_test_misses_the_paraphrase_and_the_offline_opinion_flags_it():
-    assert secret_flags(said=[PARAPHRASE], revealed=[], secrets=[TRUTH]) == []
+    assert secret_flags(said=[PARAPHRASE], revealed=[], secrets=[TRUTH], public=frozenset()) == []
     question = ask(PARAPHRASE)
     flags = opinion_flags(question, SecondOpinion.offline_answer(question))
     assert [(f["owner"], f["source"]) for f in flags] == [("Bob Wilson", "second_opinion")]
@@ -70,7 +72,7 @@ def test_an_answer_counts_once_per_secret_it_was_asked_about():
 
 
 def test_nothing_is_asked_when_the_words_flagged_every_secret():
-    flags = secret_flags(said=[SECRET], revealed=[], secrets=[TRUTH])
+    flags = secret_flags(said=[SECRET], revealed=[], secrets=[TRUTH], public=frozenset())
     assert opinion_context(said=[SECRET], revealed=[], secrets=[TRUTH], flags=flags) is None
     assert opinion_context(said=[""], revealed=[], secrets=[TRUTH], flags=[]) is None
 
