@@ -1,9 +1,13 @@
 """Secrets stay where they belong, for generated tables: a marker is planted in every secret
 (each character's internal truth, each group's internal truth, a real name behind a public
 one) and a whole loop runs (submit, soft pass, commit, medium pass) for the seats that
-act. No marker reaches a soft or medium prompt, a socket event or a REST answer (exports
-and character sheets too) of anyone the rules of DESIGN.md §3 keep it from: they are
-written here independently of the code."""
+act; some characters are played by assistants, which act when the GM advances the scene.
+Every model answer repeats each marker its prompt holds (the narratives, and what the AI
+seats intend: a model that read its character's secrets and says them). No marker reaches
+a soft or medium prompt, a socket event or a REST answer (exports and character sheets
+too) of anyone the rules of DESIGN.md §3 keep it from — the AI seats' slips are held for
+the GM (docs/synthesis.md, "The secret guard"): they are written here independently of the
+code."""
 
 import json
 import re
@@ -22,10 +26,11 @@ from lmix.models import LLMModel
 from lmix.realtime import publish
 from productions.services import production_create
 from synthesis import medium
-from synthesis.frame_events import frame_group, seat_group, spectator_group
+from synthesis.ai_seats import ai_act, frame_advance
+from synthesis.frame_events import frame_group, gm_group, seat_group, spectator_group
 from synthesis.frames import frame_create, frame_join
 from synthesis.liquid import liquid_commit, liquid_submit
-from synthesis.models import Pass
+from synthesis.models import Liquid, Pass
 from synthesis.soft import soft_pass_run
 from tests.conftest import logged_in_client
 from tests.factories import (
@@ -45,6 +50,7 @@ class Table:
     groups: int
     memberships: tuple[tuple[tuple[int, bool], ...], ...]  # per character: (group, covert)
     aliases: tuple[bool, ...]  # per character: a public name (known_as) over the real one
+    ai: tuple[bool, ...]  # per character: played by its assistant (never all of them)
     visibility: str
     mode: str
     acting: tuple[int, ...]  # the characters that act, in order
@@ -61,13 +67,19 @@ def tables(draw) -> Table:
         )
         for _ in range(size)
     )
+    ai = tuple(draw(st.booleans()) for _ in range(size))
+    ai = ai if not all(ai) else (False, *ai[1:])
+    acting = tuple(draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=3)))
+    if all(ai[i] for i in acting):  # a person acts at least once: there is an outcome
+        acting += (ai.index(False),)
     return Table(
         groups=groups,
         memberships=memberships,
         aliases=tuple(draw(st.booleans()) for _ in range(size)),
+        ai=ai,
         visibility=draw(st.sampled_from(["all", "own", "gm"])),
         mode=draw(st.sampled_from(["per_character", "shared"])),
-        acting=tuple(draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=3))),
+        acting=acting,
     )
 
 
@@ -94,7 +106,8 @@ def found(markers: set[str], where: object) -> set[str]:
 
 
 def build(table: Table, tag: str):
-    """The table in the database: a GM, one player per character, every seat human."""
+    """The table in the database: a GM, one player per character a person plays (None for
+    the assistants' seats)."""
     gm = UserFactory()
     model = LLMModel.objects.get(owner=gm, provider="offline")
     groups = [
@@ -125,13 +138,14 @@ def build(table: Table, tag: str):
         mode=table.mode,
         tempo=0,  # a commit fires its window at once
         liquid_visibility=table.visibility,
-        open_seats=[a.persona_id for a in assistants],
+        open_seats=[a.persona_id for a, ai in zip(assistants, table.ai, strict=True) if not ai],
     )
     seats = list(frame.seats.order_by("position"))
     players = []
-    for seat in seats:
-        player = UserFactory()
-        frame_join(user=player, invite_code=frame.invite_code, seat_id=seat.pk)
+    for seat, ai in zip(seats, table.ai, strict=True):
+        player = None if ai else UserFactory()
+        if player is not None:
+            frame_join(user=player, invite_code=frame.invite_code, seat_id=seat.pk)
         players.append(player)
     return frame, list(frame.seats.order_by("position")), players
 
@@ -150,25 +164,37 @@ def parrot(self, config: CallConfig, messages: list[Message]) -> Completion:
 
 def play(frame, seats, players, acting: tuple[int, ...]) -> None:
     """Each acting character submits, its soft pass runs, it commits, and every medium pass
-    that wakes runs, here and in order (the tasks are caught instead of enqueued)."""
+    that wakes runs, here and in order (the tasks are caught instead of enqueued); an
+    acting character an assistant plays acts when the GM advances the scene (every AI seat
+    that may act does)."""
     with (
         mock.patch("synthesis.tasks.soft_pass_task.delay") as soft,
         mock.patch("synthesis.tasks.medium_pass_task.delay") as medium_delay,
+        mock.patch("synthesis.tasks.ai_act_task.delay") as ai_delay,
         mock.patch("synthesis.tasks.flesh_task.delay"),  # narrated here, below
         mock.patch.object(OfflineNarrator, "complete", parrot),
     ):
         for turn, index in enumerate(acting):
-            liquid = liquid_submit(
-                frame=frame,
-                seat=seats[index],
-                content=f"Turn {turn}: I open the shutters and look down into the street.",
-                user=players[index],
-            )
+            if players[index] is None:
+                frame_advance(frame=frame)
+            else:
+                liquid = liquid_submit(
+                    frame=frame,
+                    seat=seats[index],
+                    content=f"Turn {turn}: I open the shutters and look down into the street.",
+                    user=players[index],
+                )
+                for call in soft.call_args_list:
+                    soft_pass_run(pass_id=call.args[0])
+                soft.reset_mock()
+                liquid.refresh_from_db()
+                liquid_commit(liquid=liquid, user=players[index])
+            for call in ai_delay.call_args_list:
+                ai_act(seat_id=call.args[0], outcome_id=call.args[1])
+            ai_delay.reset_mock()
             for call in soft.call_args_list:
                 soft_pass_run(pass_id=call.args[0])
             soft.reset_mock()
-            liquid.refresh_from_db()
-            liquid_commit(liquid=liquid, user=players[index])
             while medium_delay.call_args_list:
                 calls = list(medium_delay.call_args_list)
                 medium_delay.reset_mock()
@@ -225,8 +251,18 @@ def test_no_marker_reaches_a_prompt_event_or_answer_of_anyone_who_may_not_know_i
             if group == seat_group(frame.pk, seat.pk):
                 assert not found(forbidden(table, index, tag), message), group
 
+    # The control for the assistants: each that acted said its secret, which the GM reads,
+    # held, and no one else (above).
+    for liquid in Liquid.objects.filter(frame=frame, author__isnull=True):
+        index = position[liquid.seat_id]
+        assert liquid.held and f"P{index}-INTERNAL-{tag}" in liquid.content
+        gm = gm_group(frame.pk)
+        assert any(liquid.content in json.dumps(m) for g, m in published if g == gm)
+
     exports = [f"/api/frames/{frame.pk}/export?format={kind}" for kind in ("json", "md")]
     for index, player in enumerate(players):
+        if player is None:  # an assistant's seat: nobody reads it
+            continue
         client = logged_in_client(player)
         for url in (f"/api/frames/{frame.pk}", "/api/frames", *exports):
             answer = client.get(url)
