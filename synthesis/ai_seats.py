@@ -6,6 +6,7 @@ loop on their own, and by the frame's model budget (synthesis/budget.py): over i
 background share an AI seat simply does not act; a frame with no human seat moves only when
 the GM presses "advance"."""
 
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from django.utils import timezone
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete, llm_structured
+from lmix.llm.echo import PromptEcho
 from lmix.llm.offline import Reply
 from lmix.text import has_visible_text
 from productions.knowledge import knowledge_text, name_for, public_name
@@ -59,6 +61,7 @@ from .skills.prompting import seat_skills, skills_section
 logger = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).parent / "templates" / "synthesis"
 RECENT_OUTCOMES = 5
+ECHO_TRIES = 2  # a model that repeats its prompt is asked once more (lmix/llm/echo.py)
 
 
 @cache
@@ -410,18 +413,28 @@ def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) 
     messages = ai_prompt(
         seat=seat, seats=seats, recent=recent, outcome=outcome, state=state, skills=act_skills(seat)
     )
-    try:
-        answer = llm_complete(
-            model=seat.assistant.model,
-            messages=messages,
-            purpose="synthesis.ai_act",
-            subject=f"seat:{seat.pk}",
-            overrides=seat.assistant.config_override,
-            context=ai_reply(seat=seat, seats=seats, recent=recent, outcome=outcome),
-        )
-    except LLMError:
-        logger.warning("the assistant of seat %s could not act", seat.pk, exc_info=True)
-        return None
+    # The outcomes it is told of quote what players wrote: a heading of theirs is no echo.
+    told = [outcome, *recent] if outcome else recent
+    echo = PromptEcho.of(messages, quoted=[json.dumps(o.actions_resolved) for o in told])
+    for _ in range(ECHO_TRIES):
+        try:
+            answer = llm_complete(
+                model=seat.assistant.model,
+                messages=messages,
+                purpose="synthesis.ai_act",
+                subject=f"seat:{seat.pk}",
+                overrides=seat.assistant.config_override,
+                context=ai_reply(seat=seat, seats=seats, recent=recent, outcome=outcome),
+            )
+        except LLMError:
+            logger.warning("the assistant of seat %s could not act", seat.pk, exc_info=True)
+            return None
+        echoed = echo.why(answer.text)
+        if echoed is None:
+            break
+        logger.warning("the assistant of seat %s echoed its prompt: %s", seat.pk, echoed)
+    else:
+        return None  # its prompt, twice: not an intention; the seat does not act this time
     content = intention_text(answer.text, seat_names(seat))[:LIQUID_MAX]
     if not has_visible_text(content):  # nothing to act on (a player would get a 400)
         return None

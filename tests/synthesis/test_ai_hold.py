@@ -264,3 +264,20 @@ def test_the_soft_passs_words_on_an_intention_are_its_own_players_and_the_gms(
     assert ("content" in bobs) == (visibility == "all")
     bob_view = frame_view(frame_access(frame_id=scene.frame.pk, user=scene.bob_player))
     assert "MARKER" not in json.dumps(bob_view["liquid"])
+
+
+def test_an_ai_seat_that_echoes_its_prompt_is_asked_again_then_does_not_act(user, server):
+    """A small model may answer with its prompt's scaffolding ("YOU ARE: …"), secrets and
+    all: never an intention. Asked once more; twice, the seat does not act this time."""
+    scene = table(user, server, "all")
+    echoed = f"YOU ARE: Tony Rosetti\nSCENARIO: {scene.frame.production.scenario.name}"
+    server.queue(text=echoed)
+    server.queue(text="I wipe down the bar and nod at Alice.")
+    liquid = ai_seats.ai_act(seat_id=scene.tony.pk, outcome_id=None)
+    assert liquid is not None and liquid.content == "I wipe down the bar and nod at Alice."
+
+    server.queue(text=echoed)
+    server.queue(text=echoed)
+    Liquid.objects.filter(pk=liquid.pk).update(status="consumed")
+    assert ai_seats.ai_act(seat_id=scene.tony.pk, outcome_id=None) is None
+    assert Liquid.objects.filter(seat=scene.tony).count() == 1
