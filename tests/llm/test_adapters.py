@@ -202,7 +202,7 @@ def test_structured_malformed_json_gets_one_repair(fake_llm, model_for, kind):
 
 @pytest.mark.django_db
 def test_structured_wrong_shape_gets_one_repair(fake_llm, model_for, kind):
-    fake_llm.queue(data={"name": "Mira", "age": 900})
+    fake_llm.queue(data={"name": "Mira", "age": "very old"})  # no number to clamp: refused
     fake_llm.queue(data=GOOD)
     model = structured_model(model_for, kind)
     result = llm_structured(model=model, messages=MESSAGES, schema=Character, purpose="t")

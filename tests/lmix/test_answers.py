@@ -20,9 +20,8 @@ LIQUID = {
     "interruptive": False,
     "targets": [],
     "capable": None,
-    "capable_reason": "",
     "analysis_source": "",
-    "analysis_note": "",
+    "held": False,
     "face": "player",
     "result": None,
 }
