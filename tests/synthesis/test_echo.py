@@ -188,7 +188,8 @@ def test_the_offline_narrator_is_never_taken_for_an_echo(user):
     assert pass_.status == "done", pass_.error
     assert "WORLD: listen" in Outcome.objects.get(source_pass=pass_).actions_resolved[0]["action"]
     assert Narrative.objects.get(source_pass=pass_).status == "done"
-    epilogue = epilogues_start(frame=scene.frame)[0]
+    with mock.patch.object(epilogues, "epilogue_enqueue"):  # run here, not by the worker
+        epilogue = epilogues_start(frame=scene.frame)[0]
     epilogue_run(pass_id=epilogue.pk)
     epilogue.refresh_from_db()
     assert epilogue.status == "done", epilogue.error
@@ -198,8 +199,10 @@ def test_the_offline_narrator_is_never_taken_for_an_echo(user):
 
 
 def epilogue_written(scene, *answers: str) -> Pass:
-    """Alice's epilogue written from `answers`, one per call."""
-    pass_ = epilogues_start(frame=scene.frame)[0]
+    """Alice's epilogue written from `answers`, one per call, here: not enqueued, or the
+    suite's worker, once started, would run it too and take an answer meant for this run."""
+    with mock.patch.object(epilogues, "epilogue_enqueue"):
+        pass_ = epilogues_start(frame=scene.frame)[0]
     replies = [Completion(text) for text in answers]
     with mock.patch.object(epilogues, "llm_complete", side_effect=replies) as calls:
         epilogue_run(pass_id=pass_.pk)
