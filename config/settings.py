@@ -316,10 +316,12 @@ LMIX_FRAME_SNAPSHOT_EVERY = float(
 )
 LMIX_FRAME_SNAPSHOT_KEEP = int(os.environ.get("LMIX_FRAME_SNAPSHOT_KEEP", "24"))
 CELERY_BEAT_SCHEDULE = {
-    "turns-sweep": {
-        "task": "productions.tasks.turns_sweep_task",
+    # Every kind of leased work (docs/tasks.md, "The jobs").
+    "jobs-sweep": {
+        "task": "lmix.tasks.jobs_sweep_task",
         "schedule": SWEEP_INTERVAL_SECONDS,
     },
+    # Windows that expired (timers, to the second).
     "frames-sweep": {
         "task": "synthesis.tasks.frames_sweep_task",
         "schedule": FRAMES_SWEEP_INTERVAL_SECONDS,
@@ -406,6 +408,10 @@ LLM_BETWEEN_TOKENS_TIMEOUT_SECONDS = float(
     os.environ.get("LLM_BETWEEN_TOKENS_TIMEOUT_SECONDS", "30")
 )
 LLM_MAX_RETRIES = int(os.environ.get("LLM_MAX_RETRIES", "2"))
+# Requests at once to a model server on a local network that says nothing of its slots
+# (a llama.cpp server reports them; a model's `concurrency` setting wins; 0: no limit):
+# lmix/llm/slots.py. Hosted APIs are not limited.
+LMIX_LOCAL_MODEL_SLOTS = int(os.environ.get("LMIX_LOCAL_MODEL_SLOTS", "1"))
 # The answer budget of a structured call when neither its caller nor the model sets one.
 LLM_STRUCTURED_MAX_TOKENS = int(os.environ.get("LLM_STRUCTURED_MAX_TOKENS", "1024"))
 # Seconds between the offline narrator's streamed pieces, so its text visibly streams.

@@ -16,11 +16,13 @@ def lifecycle_move(
     *,
     only_from: tuple[str, ...] = (),
     where: dict[str, Any] | None = None,
+    field: str = "status",
     **fields: Any,
 ) -> bool:
     """Move row `pk` of `model` to status `to` if `transitions` allows it from where it
     stands now (optionally only from `only_from`, and only if it also matches `where`),
-    setting `fields` too. Returns whether this move won.
+    setting `fields` too. Returns whether this move won. `field` is the status column
+    (a scene's summaries have their own: `summary_status`).
 
     Raises:
         ValueError: no status may become `to` (an illegal move).
@@ -28,7 +30,9 @@ def lifecycle_move(
     sources = lifecycle_sources(model, transitions, to, only_from)
     _touch(model, fields)
     return bool(
-        model.objects.filter(pk=pk, status__in=sources, **(where or {})).update(status=to, **fields)
+        model.objects.filter(pk=pk, **{f"{field}__in": sources}, **(where or {})).update(
+            **{field: to}, **fields
+        )
     )
 
 

@@ -24,6 +24,37 @@ class Provider(models.TextChoices):
     OFFLINE = "offline", "Offline narrator"
 
 
+class JobStatus(models.TextChoices):
+    """A background job's status (lmix/realtime/leases.py), where it has no lifecycle of
+    its own."""
+
+    PENDING = "pending"  # its task enqueued (or lost: the sweep sends it again)
+    RUNNING = "running"  # a worker holds its lease
+    DONE = "done"
+    FAILED = "failed"
+
+
+# Claimed, then ended once; back to pending when its worker's lease lapsed.
+JOB_TRANSITIONS: dict[str, set[str]] = {
+    JobStatus.PENDING: {JobStatus.RUNNING},
+    JobStatus.RUNNING: {JobStatus.PENDING, JobStatus.DONE, JobStatus.FAILED},
+    JobStatus.DONE: set(),
+    JobStatus.FAILED: set(),
+}
+
+
+class Leased(models.Model):
+    """A row a worker claims under a lease (lmix/realtime/leases.py): who holds it, its
+    last heartbeat, and the runs started."""
+
+    lease_owner = models.CharField(max_length=200, blank=True, default="")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+
+
 class Owned(models.Model):
     """Every authoring object belongs to one user, who alone may see it."""
 

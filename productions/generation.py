@@ -29,7 +29,7 @@ from lmix.realtime.leases import (
 from lmix.realtime.stream import TextStream
 
 from . import events, hooks
-from .enqueue import turn_generate_enqueue, turn_key
+from .enqueue import TURN_GENERATE, turn_generate_enqueue, turn_key
 from .models import TURN_TRANSITIONS, Production, Turn, TurnStatus
 from .prompting import CONTINUE_CUE, NEXT_CUE, member_messages
 from .selectors import cast_load, turn_branch
@@ -244,7 +244,9 @@ def _failed(turn: Turn) -> None:
 TURNS = leased(
     LeasedWork(
         name="turn",
+        what="a production turn, streamed",
         model=Turn,
+        task=TURN_GENERATE,
         transitions=TURN_TRANSITIONS,
         pending=TurnStatus.PENDING,
         running=TurnStatus.STREAMING,

@@ -37,10 +37,3 @@ def draft_generate_task(
         )
     except ObjectDoesNotExist:
         logger.info("production %s is gone; no draft", production_id)
-
-
-@shared_task(ignore_result=True)
-def turns_sweep_task() -> None:
-    """Run by every worker and web process (and beat): re-enqueue lost turns, restart turns
-    whose worker died."""
-    generation.turns_sweep()

@@ -25,13 +25,15 @@ from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_complete, llm_structured
 from lmix.llm.echo import PromptEcho
 from lmix.llm.offline import Reply
+from lmix.models import JOB_TRANSITIONS, JobStatus
+from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, leased
 from lmix.text import has_visible_text
 from productions.knowledge import knowledge_text, name_for, public_name
 
 from .budget import Work, budget_admits
-from .enqueue import ai_act_enqueue
+from .enqueue import AI_ACT, ai_act_enqueue, ai_act_key
 from .events import notify_liquid_flagged
-from .frame_events import lock_frame, notify_presence
+from .frame_events import lock_frame, model_waiting, notify_presence
 from .frame_selectors import seats_load
 from .guard import intention_flags, public_words, seat_secrets
 from .guard_opinion import (
@@ -52,6 +54,7 @@ from .models import (
     LiquidStatus,
     Outcome,
     Seat,
+    SeatAct,
     SeatController,
     Skill,
 )
@@ -62,6 +65,7 @@ logger = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).parent / "templates" / "synthesis"
 RECENT_OUTCOMES = 5
 ECHO_TRIES = 2  # a model that repeats its prompt is asked once more (lmix/llm/echo.py)
+UNEXPECTED = "Something went wrong while this character was acting."
 
 
 @cache
@@ -232,8 +236,11 @@ def frame_advance(*, frame: Frame) -> list[str]:
 
 
 def _enqueue(seat_ids: list[str], *, outcome_id: str | None) -> None:
-    for seat_id in seat_ids:
-        transaction.on_commit(lambda s=seat_id: ai_act_enqueue(s, outcome_id))
+    """Each seat's act: its row now, pending (the sweep's to find if its task is lost), its
+    task once the caller's transaction commits."""
+    acts = [SeatAct(seat_id=seat_id, outcome_id=outcome_id) for seat_id in seat_ids]
+    for act in SeatAct.objects.bulk_create(acts):
+        transaction.on_commit(lambda pk=act.pk: ai_act_enqueue(pk))
 
 
 def recent_outcomes(seat: Seat) -> list[Outcome]:
@@ -373,9 +380,46 @@ def intention_text(text: str, names: list[str]) -> str:
     return text
 
 
-def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
+def ai_act_run(*, act_id: object) -> Liquid | None:
+    """A queued act (`SeatAct`), under its lease: once, by whichever worker claims it; one
+    whose worker died is run again by the sweep (`ACTS`). Its liquid and its end are
+    written together, so a rerun never writes a second intention.
+
+    Returns:
+        The liquid written, or None: another run has the act, or the seat did not act.
+    """
+    with lease_held() as owner:
+        if not lease_claim(ACTS, act_id, owner):
+            return None  # a duplicate or late task: another run has it, or had it
+        act = SeatAct.objects.get(pk=act_id)
+        try:
+            liquid = ai_act(seat_id=act.seat_id, outcome_id=act.outcome_id, act=act)
+        except Exception:
+            logger.exception("the act of seat %s failed unexpectedly", act.seat_id)
+            _act_end(act, JobStatus.FAILED, error=UNEXPECTED)
+            return None
+        if liquid is None:
+            _act_end(act, JobStatus.DONE)  # it did not act this time: nothing to rerun
+        return liquid
+
+
+def _act_end(act: SeatAct, to: str, *, error: str = "") -> bool:
+    """End the act if this run still holds it (its lease as claimed)."""
+    return SeatAct.move(
+        act.pk,
+        to,
+        only_from=(JobStatus.RUNNING,),
+        where={"lease_owner": act.lease_owner, "attempts": act.attempts},
+        error=error,
+    )
+
+
+def ai_act(
+    *, seat_id: object, outcome_id: object | None, act: SeatAct | None = None
+) -> Liquid | None:
     """The seat's assistant writes and commits liquid for it (if the seat is still AI,
-    the frame open, and nothing of it is pending)."""
+    the frame open, and nothing of it is pending). Under `act`'s lease, when given: a run
+    that lost it writes nothing."""
     seat = (
         Seat.objects.select_related(
             "frame__production__world", "frame__production__scenario", "assistant__model"
@@ -398,12 +442,14 @@ def ai_act(*, seat_id: object, outcome_id: object | None) -> Liquid | None:
     # while); said over, whatever happens, when it is done.
     notify_presence(seat.frame_id, seat.pk, typing=True)
     try:
-        return _write(seat=seat, outcome_id=outcome_id, pending=pending)
+        return _write(seat=seat, outcome_id=outcome_id, pending=pending, act=act)
     finally:
         notify_presence(seat.frame_id, seat.pk, typing=False)
 
 
-def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) -> Liquid | None:
+def _write(
+    *, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid], act: SeatAct | None
+) -> Liquid | None:
     """`ai_act` once the seat may act: the model's answer, cleaned, submitted and
     committed, unless the budget or another task took the seat meanwhile."""
     outcome = Outcome.objects.filter(pk=outcome_id, held=False).first() if outcome_id else None
@@ -423,6 +469,7 @@ def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) 
                 messages=messages,
                 purpose="synthesis.ai_act",
                 subject=f"seat:{seat.pk}",
+                waiting=model_waiting(seat.frame_id, seat.pk, "act"),
                 overrides=seat.assistant.config_override,
                 context=ai_reply(seat=seat, seats=seats, recent=recent, outcome=outcome),
             )
@@ -450,11 +497,13 @@ def _write(*, seat: Seat, outcome_id: object | None, pending: QuerySet[Liquid]) 
         if outcome_id is not None and ai_budget_left(frame=seat.frame) <= 0:
             logger.info("seat %s does not act: the frame's AI budget is spent", seat.pk)
             return None
+        if act is not None and not _act_end(act, JobStatus.DONE):
+            return None  # its lease lapsed meanwhile: the run that took it over writes
         liquid = liquid_submit(frame=seat.frame, seat=seat, content=content, user=None, held=held)
         if flags:  # stored with it: the GM's snapshot reads them from the start
             Liquid.objects.filter(pk=liquid.pk).update(flags=flags)
-    if not held:
-        liquid = liquid_commit(liquid=liquid, user=None)
+        if not held:  # in the same transaction: a worker killed after it leaves no draft
+            liquid = liquid_commit(liquid=liquid, user=None)
     if flags:
         liquid.flags = flags
         notify_liquid_flagged(liquid)
@@ -502,5 +551,31 @@ def ai_intention_regenerate(*, liquid: Liquid, user: AbstractBaseUser) -> None:
             (409), the caller is not the GM or the seat no AI's (403).
     """
     liquid = liquid_withdraw(liquid=liquid, user=user)
-    seat_id = str(liquid.seat_id)
-    transaction.on_commit(lambda: ai_act_enqueue(seat_id, None))
+    _enqueue([str(liquid.seat_id)], outcome_id=None)
+
+
+def _act_stopped(act: SeatAct) -> None:
+    """An act failed by the sweep: its character no longer "thinks"."""
+    notify_presence(act.seat.frame_id, act.seat_id, typing=False)
+
+
+# AI seats' acts under a lease (lmix/realtime/leases.py): one whose worker died is run
+# again (its character "thinks" again), or fails once it has had its runs; one whose task
+# was lost is enqueued again.
+ACTS = leased(
+    LeasedWork(
+        name="AI act",
+        what="an AI seat's intention, written and committed",
+        model=SeatAct,
+        task=AI_ACT,
+        transitions=JOB_TRANSITIONS,
+        pending=JobStatus.PENDING,
+        running=JobStatus.RUNNING,
+        failed=JobStatus.FAILED,
+        key=ai_act_key,
+        enqueue=ai_act_enqueue,
+        load=lambda rows: rows.select_related("seat"),
+        fail_message="The worker stopped while this character was acting ({attempts} tries).",
+        on_failed=_act_stopped,
+    )
+)

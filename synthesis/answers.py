@@ -356,14 +356,34 @@ class FrameCallTotals(Body):
     unfinished: int
 
 
+class QueuedCall(Body):
+    """A call at a model's server (lmix/llm/slots.py): what it is for, and how long ago it
+    asked. Any frame's: only its purpose shows."""
+
+    label: str
+    seconds: float
+
+
+class ModelQueue(Body):
+    """One of the frame's models whose server serves `slots` calls at once: what runs on
+    it now and what waits, in the order they will go."""
+
+    model: str
+    slots: int
+    running: list[QueuedCall]
+    waiting: list[QueuedCall]
+
+
 class FrameCalls(Body):
     """A page of the frame's LLM calls, newest first; `next_before` (the `before` of the
-    next page) is null on the last page."""
+    next page) is null on the last page. `queues`: the frame's models that serve a few
+    calls at a time, and what runs and waits on each now."""
 
     calls: list[FrameCall]
     next_before: int | None
     page_size: int
     totals: FrameCallTotals
+    queues: list[ModelQueue]
 
 
 class ExportOutcome(OutcomeBody):

@@ -12,11 +12,13 @@ frame call must use one of these subjects (the frame's budget, synthesis/budget.
 the same ones).
 """
 
+import time
 from typing import Any
 
 from django.db.models import CharField, Count, F, Q, QuerySet, Sum, Value
 from django.db.models.functions import Cast, Concat, Replace, Substr
 
+from lmix.llm.slots import endpoint_queue, slots_for
 from lmix.models import LLMCall, Provider
 
 from .models import Frame, Outcome, Pass, Scene, Seat
@@ -108,14 +110,56 @@ def frame_calls(*, frame: Frame, before: int | None = None) -> dict[str, Any]:
     rows = rows[:CALLS_PAGE]
     passes = _passes(frame, rows)
     outcomes = _outcomes(frame, rows)
-    seats = Seat.objects.filter(frame=frame).order_by().values_list("pk", "persona__name")
-    names = {str(pk): name for pk, name in seats}
+    seats = list(
+        Seat.objects.filter(frame=frame).order_by().values_list("pk", "persona__name", *MODEL)
+    )
+    names = {str(pk): name for pk, name, *_ in seats}
+    models = [dict(zip(MODEL, model, strict=True)) for _, _, *model in seats]
+    if frame.medium_model_id is not None:
+        models.append({f"assistant__model__{f}": getattr(frame.medium_model, f) for f in FIELDS})
     return {
         "calls": [_call_body(row, passes, outcomes, names) for row in rows],
         "next_before": rows[-1].pk if more else None,
         "page_size": CALLS_PAGE,
         "totals": _totals(calls),
+        "queues": _queues(models),
     }
+
+
+FIELDS = ("name", "provider", "api_endpoint", "config")
+MODEL = tuple(f"assistant__model__{f}" for f in FIELDS)  # a seat's assistant's model
+
+
+def _queues(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each of the frame's models whose server is limited to a few calls at once (once per
+    endpoint), with what runs and waits there now (lmix/llm/slots.py)."""
+    now, seen, queues = time.time(), set(), []
+    for model in models:
+        name, provider, endpoint, config = (model[f] for f in MODEL)
+        if endpoint is None or endpoint in seen:
+            continue
+        seen.add(endpoint)
+        slots = slots_for(provider, endpoint, config or {}, api_key=lambda: "", ask=False)
+        if slots <= 0:
+            continue
+        queue = endpoint_queue(endpoint)
+        queues.append(
+            {
+                "model": name,
+                "slots": slots,
+                **{
+                    where: [
+                        {
+                            "label": PURPOSES.get(call.get("purpose", ""), "Another call"),
+                            "seconds": round(max(0.0, now - call.get("since", now)), 1),
+                        }
+                        for call in calls
+                    ]
+                    for where, calls in queue.items()
+                },
+            }
+        )
+    return queues
 
 
 def _ids(rows: list[LLMCall], kind: str) -> set[str]:

@@ -3,10 +3,14 @@ that send work do not import the tasks that run them. Work that a sweep may enqu
 marked as queued (lmix/realtime/queued.py); its task clears the mark when it starts."""
 
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from lmix.realtime.queued import enqueue, task_named
+
+from .state_models import SignificancePass, StatePass, TurnStatePass
 
 MEDIUM_PASS = "synthesis.tasks.medium_pass_task"
 FLESH = "synthesis.tasks.flesh_task"
@@ -47,8 +51,13 @@ def window_fire_at(window_id: object, eta: datetime | None) -> None:
     task_named(WINDOW_FIRE).apply_async((str(window_id),), eta=eta)
 
 
-def ai_act_enqueue(seat_id: str, outcome_id: str | None) -> None:
-    task_named(AI_ACT).delay(seat_id, outcome_id)
+def ai_act_key(act_id: object) -> str:
+    return f"act:{act_id}"
+
+
+def ai_act_enqueue(act_id: object) -> None:
+    """An AI seat's act (its `SeatAct` row, pending), to a stream worker."""
+    enqueue(AI_ACT, ai_act_key(act_id), str(act_id))
 
 
 def epilogue_key(pass_id: object) -> str:
@@ -59,28 +68,58 @@ def epilogue_enqueue(pass_id: object) -> None:
     enqueue(EPILOGUE, epilogue_key(pass_id), str(pass_id))
 
 
-def state_pass_enqueue(outcome_id: object) -> None:
+def state_key(outcome_id: object) -> str:
+    return f"state:{outcome_id}"
+
+
+def significance_key(outcome_id: object) -> str:
+    return f"significance:{outcome_id}"
+
+
+def turn_state_key(turn_id: object) -> str:
+    return f"turn-state:{turn_id}"
+
+
+def state_pass_send(outcome_id: object) -> None:
+    enqueue(STATE_PASS, state_key(outcome_id), str(outcome_id))
+
+
+def significance_pass_send(outcome_id: object) -> None:
+    enqueue(SIGNIFICANCE_PASS, significance_key(outcome_id), str(outcome_id))
+
+
+def turn_state_pass_send(turn_id: object) -> None:
+    enqueue(TURN_STATE_PASS, turn_state_key(turn_id), str(turn_id))
+
+
+# A state pass is a job (docs/tasks.md): its row is made pending in the transaction that
+# stores what it follows, and its task sent once that commits, so a lost task is swept.
+
+
+def state_pass_enqueue(outcome: Any) -> None:
     """The outcome's state pass (synthesis/state/run.py), if state passes are on: after the
-    outcome is out, never on its way. A lost one is not swept: the next outcome's pass
-    moves the characters on (its `StatePass` row says it never ran)."""
+    outcome is out, never on its way."""
     if settings.LMIX_STATE_PASSES:
-        task_named(STATE_PASS).delay(str(outcome_id))
+        StatePass.objects.create(outcome_id=outcome.pk, frame_id=outcome.frame_id)
+        transaction.on_commit(lambda: state_pass_send(outcome.pk))
 
 
-def significance_pass_enqueue(outcome_id: object) -> None:
+def significance_pass_enqueue(outcome: Any) -> None:
     """The significance pass after the outcome's state pass (synthesis/state/
     significance.py): later, never in anything's way."""
     if settings.LMIX_STATE_PASSES:
-        task_named(SIGNIFICANCE_PASS).delay(str(outcome_id))
+        SignificancePass.objects.create(outcome_id=outcome.pk, frame_id=outcome.frame_id)
+        transaction.on_commit(lambda: significance_pass_send(outcome.pk))
 
 
 TURN_STATE_PASS = "synthesis.tasks.turn_state_pass_task"
 
 
-def turn_state_pass_enqueue(turn_id: object) -> None:
+def turn_state_pass_enqueue(turn: Any) -> None:
     """A production turn's state pass (synthesis/state/productions.py), as an outcome's."""
     if settings.LMIX_STATE_PASSES:
-        task_named(TURN_STATE_PASS).delay(str(turn_id))
+        TurnStatePass.objects.get_or_create(turn_id=turn.pk)  # a turn may be done again
+        transaction.on_commit(lambda: turn_state_pass_send(turn.pk))
 
 
 FACE_PASS = "synthesis.tasks.face_pass_task"

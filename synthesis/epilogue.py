@@ -23,6 +23,7 @@ from lmix.models import LLMModel
 from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, lease_sweep, leased
 
 from .budget import Work, budget_admits
+from .enqueue import EPILOGUE as EPILOGUE_TASK
 from .enqueue import epilogue_enqueue, epilogue_key
 from .frame_events import lock_frame
 from .frame_selectors import FrameAccess
@@ -261,7 +262,9 @@ def epilogue_retry(*, pass_: Pass) -> Pass:
 EPILOGUE = leased(
     LeasedWork(
         name="epilogue",
+        what="a closed scene's epilogue for a seat (or everyone)",
         model=Pass,
+        task=EPILOGUE_TASK,
         transitions=PASS_TRANSITIONS,
         scope={"kind": PassKind.EPILOGUE},
         pending=PassStatus.PENDING,

@@ -63,6 +63,17 @@ class Presence(Event):
     hello: bool = optional()
 
 
+class ModelWaiting(Event):
+    """A character's pass waits for its model server's turn (lmix/llm/slots.py): `ahead`
+    calls go before it, 0 once it is sent. Ephemeral and never numbered, like presence."""
+
+    audiences = ("frame",)
+    type: Literal["model.waiting"]
+    seat: Uuid | None
+    step: Literal["outcome", "narrative", "act"]
+    ahead: int
+
+
 class PresenceAsk(Event):
     """A reader with no seat of their own (the GM) just connected: every player's socket
     says it is here (the seatless reader has no seat to say hello for)."""
@@ -491,6 +502,7 @@ FRAME_EVENTS: tuple[type[Event], ...] = (
     SkillAdded,
     Presence,
     PresenceAsk,
+    ModelWaiting,
     LiquidEvent,
     PassFailed,
     NarrativeToken,

@@ -15,6 +15,7 @@ neither.
 """
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django.db import connection
@@ -25,7 +26,7 @@ from lmix.realtime.wire import Event
 from lmix.seq import seq_next
 from productions.knowledge import public_name
 
-from .event_types import Presence, PresenceAsk, SeatBody
+from .event_types import ModelWaiting, Presence, PresenceAsk, SeatBody
 from .frame_selectors import FrameAccess
 from .models import Frame, Seat
 
@@ -135,6 +136,18 @@ def notify_presence(frame_id: object, seat_id: object, *, typing: bool) -> None:
     """Someone is typing for a seat: ephemeral, never numbered, never the text."""
     event = Presence(type="presence", seat=str(seat_id), typing=typing)
     group_send(frame_group(frame_id), event.wire())
+
+
+def model_waiting(frame_id: object, seat_id: object | None, step: str) -> Callable[[int], None]:
+    """What a model call is told while it waits for its server (lmix/llm/slots.py): the
+    table sees "waiting for the model (2 ahead)" on that character's moment."""
+    seat = str(seat_id) if seat_id else None
+
+    def waiting(ahead: int) -> None:
+        event = ModelWaiting(type="model.waiting", seat=seat, step=step, ahead=ahead)
+        group_send(frame_group(frame_id), event.wire())
+
+    return waiting
 
 
 def notify_presence_ask(frame_id: object) -> None:

@@ -48,7 +48,7 @@ def gm_narrate(*, frame: Frame, text: str) -> Outcome:
     )
     notify_outcome(outcome)
     ai_react(outcome=outcome, frame=frame, seats=seats)
-    transaction.on_commit(lambda: state_pass_enqueue(outcome.pk))
+    state_pass_enqueue(outcome)
     transaction.on_commit(lambda: scene_check_enqueue(outcome.pk))
     return outcome
 

@@ -10,7 +10,7 @@ from django.db import models
 
 from authoring.models import Assistant, Persona
 from lmix.lifecycle import lifecycle_move
-from lmix.models import NAME_MAX, LLMModel, Owned
+from lmix.models import JOB_TRANSITIONS, NAME_MAX, JobStatus, Leased, LLMModel, Owned
 from productions.models import Production
 
 from .rewind_models import Every, Rewind, RewindKind, Visible, rewound_field  # noqa: F401
@@ -683,6 +683,40 @@ class Content(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type}: {self.name}"
+
+
+class SeatAct(Leased):
+    """An AI seat's act (ai_seats.py): its assistant writes an intention and commits it,
+    once, under a lease, so a worker killed while the character "types" is replaced by the
+    next one without the GM (docs/tasks.md)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="acts")
+    # The outcome it reacts to; none for the GM's advance (or a regenerated intention).
+    outcome = models.ForeignKey(
+        "Outcome", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=8, choices=JobStatus.choices, default=JobStatus.PENDING)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        # The sweep's: acts not ended (docs/tasks.md).
+        indexes = [
+            models.Index(
+                fields=["updated_at"],
+                name="seat_act_live",
+                condition=models.Q(status__in=[JobStatus.PENDING, JobStatus.RUNNING]),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"act of {self.seat_id} {self.status}"
+
+    @staticmethod
+    def move(pk: object, to: str, **kwargs) -> bool:
+        return lifecycle_move(SeatAct, JOB_TRANSITIONS, pk, to, **kwargs)
 
 
 # Character state's, scenes' and snapshots' records live in their own modules; importing

@@ -401,6 +401,9 @@ REOPENED = (
     "summary_error",
     "tries",
     "updated_at",
+    "lease_owner",
+    "heartbeat_at",
+    "attempts",
 )
 
 
@@ -414,9 +417,9 @@ def _scenes_restore(*, frame: Frame, rewind: Rewind) -> None:
     record = rewind.before.get("scenes") or {}
     reopened = record.get("reopened")
     if reopened:
-        fields = {f: reopened[f] for f in REOPENED}
-        for f in ("closed_at", "updated_at"):
-            fields[f] = fields[f] and datetime.fromisoformat(fields[f])
+        fields = {f: reopened[f] for f in REOPENED if f in reopened}  # older rewinds: fewer
+        for f in ("closed_at", "updated_at", "heartbeat_at"):
+            fields[f] = fields.get(f) and datetime.fromisoformat(fields[f])
         Scene.all_objects.filter(pk=reopened["id"]).update(**fields)
     Scene.all_objects.filter(rewound=rewind).update(rewound=None)
     SceneSummary.all_objects.filter(rewound=rewind).update(rewound=None)

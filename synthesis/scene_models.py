@@ -11,6 +11,7 @@ from django.db import models
 from django.utils import timezone
 
 from lmix.lifecycle import lifecycle_move
+from lmix.models import Leased
 
 from .rewind_models import Every, Visible, rewound_field
 
@@ -45,13 +46,14 @@ SCENE_TRANSITIONS: dict[str, set[str]] = {
 SUMMARY_TRANSITIONS: dict[str, set[str]] = {
     SummaryStatus.NONE: {SummaryStatus.PENDING},
     SummaryStatus.PENDING: {SummaryStatus.RUNNING},
-    SummaryStatus.RUNNING: {SummaryStatus.DONE, SummaryStatus.FAILED},
+    # Back to pending: its worker's lease lapsed (a job: docs/tasks.md).
+    SummaryStatus.RUNNING: {SummaryStatus.DONE, SummaryStatus.FAILED, SummaryStatus.PENDING},
     SummaryStatus.DONE: set(),
     SummaryStatus.FAILED: {SummaryStatus.PENDING},
 }
 
 
-class Scene(models.Model):
+class Scene(Leased):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     frame = models.ForeignKey("synthesis.Frame", on_delete=models.CASCADE, related_name="scenes")
     number = models.PositiveIntegerField()  # 1, 2, … in the frame

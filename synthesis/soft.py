@@ -19,7 +19,7 @@ from lmix.llm.client import llm_structured
 from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, lease_sweep, leased
 from productions.knowledge import knowledge_text, name_for
 
-from .enqueue import soft_key, soft_pass_enqueue
+from .enqueue import SOFT_PASS, soft_key, soft_pass_enqueue
 from .events import notify_liquid
 from .frame_events import lock_frame
 from .frame_llm import FrameModels
@@ -326,7 +326,9 @@ def _decide_lost(pass_: Pass) -> bool:
 SOFT = leased(
     LeasedWork(
         name="soft pass",
+        what="an intention analysed",
         model=Pass,
+        task=SOFT_PASS,
         transitions=PASS_TRANSITIONS,
         scope={"kind": PassKind.SOFT},
         pending=PassStatus.PENDING,

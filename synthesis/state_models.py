@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import models
 
 from lmix.lifecycle import lifecycle_move
+from lmix.models import JOB_TRANSITIONS, JobStatus, Leased
 
 from .rewind_models import Every, Visible, rewound_field
 
@@ -35,19 +36,12 @@ class MemorySource(models.TextChoices):
     TOLD = "told"
 
 
-class StatePassStatus(models.TextChoices):
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-
-
-# A state pass is claimed running (created so, or taken over from a dead worker), then
-# ends once: its changes and its end commit together.
-STATE_PASS_TRANSITIONS: dict[str, set[str]] = {
-    StatePassStatus.RUNNING: {StatePassStatus.DONE, StatePassStatus.FAILED},
-    StatePassStatus.DONE: set(),
-    StatePassStatus.FAILED: set(),
-}
+# A state pass is a job (lmix/realtime/leases.py): created pending with its outcome (or
+# turn), claimed under a lease, ended once (its changes and its end commit together), back
+# to pending when its worker died.
+StatePassStatus = JobStatus
+STATE_PASS_TRANSITIONS = JOB_TRANSITIONS
+LIVE = models.Q(status__in=[JobStatus.PENDING, JobStatus.RUNNING])
 
 
 class StateDelta(models.Model):
@@ -236,7 +230,7 @@ class MemoryEdit(models.Model):
         return f"memory edit {self.pk}"
 
 
-class StatePass(models.Model):
+class StatePass(Leased):
     """The state pass of one outcome (synthesis/state/run.py): run once, after it."""
 
     outcome = models.OneToOneField(
@@ -244,7 +238,7 @@ class StatePass(models.Model):
     )
     frame = models.ForeignKey("synthesis.Frame", on_delete=models.CASCADE, related_name="+")
     status = models.CharField(
-        max_length=8, choices=StatePassStatus.choices, default=StatePassStatus.RUNNING
+        max_length=8, choices=StatePassStatus.choices, default=StatePassStatus.PENDING
     )
     messages = models.JSONField(default=list, blank=True)  # what the call was sent
     tries = models.JSONField(default=list, blank=True)  # llm_structured's, for the GM
@@ -257,6 +251,10 @@ class StatePass(models.Model):
     objects = Visible()
     all_objects = Every()
 
+    class Meta:
+        # The sweep's: work not ended (docs/tasks.md).
+        indexes = [models.Index(fields=["updated_at"], name="state_pass_live", condition=LIVE)]
+
     def __str__(self) -> str:
         return f"state pass {self.status}"
 
@@ -266,7 +264,7 @@ class StatePass(models.Model):
         return lifecycle_move(StatePass, STATE_PASS_TRANSITIONS, pk, to, **kwargs)
 
 
-class SignificancePass(models.Model):
+class SignificancePass(Leased):
     """The significance pass of one outcome's new memories (synthesis/state/significance.py):
     queued after its state pass, run once; the same lifecycle as `StatePass`."""
 
@@ -278,12 +276,18 @@ class SignificancePass(models.Model):
     )
     frame = models.ForeignKey("synthesis.Frame", on_delete=models.CASCADE, related_name="+")
     status = models.CharField(
-        max_length=8, choices=StatePassStatus.choices, default=StatePassStatus.RUNNING
+        max_length=8, choices=StatePassStatus.choices, default=StatePassStatus.PENDING
     )
     tries = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        # The sweep's: work not ended (docs/tasks.md).
+        indexes = [
+            models.Index(fields=["updated_at"], name="significance_pass_live", condition=LIVE)
+        ]
 
     def __str__(self) -> str:
         return f"significance pass {self.status}"
@@ -293,7 +297,7 @@ class SignificancePass(models.Model):
         return lifecycle_move(SignificancePass, STATE_PASS_TRANSITIONS, pk, to, **kwargs)
 
 
-class TurnStatePass(models.Model):
+class TurnStatePass(Leased):
     """The state pass of one production turn (synthesis/state/productions.py): as
     `StatePass`, run once, after the turn is finished."""
 
@@ -301,13 +305,17 @@ class TurnStatePass(models.Model):
         "productions.Turn", primary_key=True, on_delete=models.CASCADE, related_name="state_pass"
     )
     status = models.CharField(
-        max_length=8, choices=StatePassStatus.choices, default=StatePassStatus.RUNNING
+        max_length=8, choices=StatePassStatus.choices, default=StatePassStatus.PENDING
     )
     messages = models.JSONField(default=list, blank=True)  # what the call was sent
     tries = models.JSONField(default=list, blank=True)  # llm_structured's
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        # The sweep's: work not ended (docs/tasks.md).
+        indexes = [models.Index(fields=["updated_at"], name="turn_state_pass_live", condition=LIVE)]
 
     def __str__(self) -> str:
         return f"turn state pass {self.status}"

@@ -9,8 +9,9 @@ from celery import shared_task
 
 from lmix.realtime.queued import started
 
-from .ai_seats import ai_act
+from .ai_seats import ai_act_run
 from .enqueue import (
+    ai_act_key,
     epilogue_key,
     face_pass_key,
     flesh_key,
@@ -18,14 +19,14 @@ from .enqueue import (
     scene_summary_key,
     soft_key,
 )
-from .epilogue import epilogue_run, epilogues_sweep
-from .faces.run import face_pass_run, faces_sweep
-from .medium import medium_pass_run, passes_sweep
+from .epilogue import epilogue_run
+from .faces.run import face_pass_run
+from .medium import medium_pass_run
 from .medium.run import medium_flesh_run
-from .scenes.run import scene_summaries_sweep, scene_summary_run
+from .scenes.run import scene_summary_run
 from .scenes.services import scene_after_outcome
 from .snapshots.services import frames_snapshot
-from .soft import soft_pass_run, soft_passes_sweep
+from .soft import soft_pass_run
 from .state.productions import turn_state_pass_run
 from .state.run import state_pass_run
 from .state.significance import significance_pass_run
@@ -63,20 +64,16 @@ def flesh_task(pass_id: str) -> None:
 
 @shared_task(ignore_result=True)
 def frames_sweep_task() -> None:
-    """Run by every worker and web process (and beat): fire overdue windows, settle lost
-    soft passes, rerun medium, epilogue, author and designer passes whose worker died."""
+    """Run by every worker and web process (and beat): fire overdue windows (the jobs have
+    their own sweep: lmix/tasks.py)."""
     windows_sweep()
-    soft_passes_sweep()
-    passes_sweep()
-    epilogues_sweep()
-    faces_sweep()
-    scene_summaries_sweep()
 
 
 @shared_task(ignore_result=True)
-def ai_act_task(seat_id: str, outcome_id: str | None) -> None:
+def ai_act_task(act_id: str) -> None:
     """An AI seat answers an outcome (or the GM's advance) with liquid of its own."""
-    ai_act(seat_id=seat_id, outcome_id=outcome_id)
+    started(ai_act_key(act_id))
+    ai_act_run(act_id=act_id)
 
 
 @shared_task(ignore_result=True)

@@ -84,6 +84,9 @@ def fast_settings(settings):
     # A state pass per outcome would add a model call to every test that plays: the
     # tests of character state (tests/synthesis/test_state*.py) turn them on.
     settings.LMIX_STATE_PASSES = False
+    # The fakes serve every request at once (and are not asked for their slots): the tests
+    # of model slots (tests/llm/test_slots.py) and the real llama.cpp suite set them.
+    settings.LMIX_LOCAL_MODEL_SLOTS = 0
 
 
 @pytest.fixture(autouse=True)

@@ -43,6 +43,7 @@ def child_env(**overrides: str) -> dict[str, str]:
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     # As in this process (tests/conftest.py): a test that wants state passes says so.
     env["LMIX_STATE_PASSES"] = "1" if settings.LMIX_STATE_PASSES else "0"
+    env["LMIX_LOCAL_MODEL_SLOTS"] = str(settings.LMIX_LOCAL_MODEL_SLOTS)
     if settings.REDIS_URL:
         url = urlsplit(settings.REDIS_URL)
         database = (int(url.path.strip("/") or 0) + 1) % 16  # the next Redis database

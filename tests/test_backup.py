@@ -36,7 +36,7 @@ from synthesis.models import (
 )
 from synthesis.state.run import state_pass_run
 from synthesis.state.significance import significance_pass_run
-from synthesis.state_models import Memory, StateDelta
+from synthesis.state_models import Memory, SignificancePass, StateDelta, StatePass
 from tests.conftest import logged_in_client
 from tests.factories import LLMModelFactory, PersonaFactory, UserFactory, WorldFactory
 from tests.synthesis.conftest import Scene, make_frame, run
@@ -65,6 +65,8 @@ def played_scene(gm) -> Scene:
         run(scene.fire(scene.bob, scene.commit(scene.bob, "I sit by the fire.")))
     with mock.patch("synthesis.state.run.significance_pass_enqueue"):
         for outcome in Outcome.objects.filter(frame=scene.frame):
+            StatePass.objects.create(outcome=outcome, frame=scene.frame)  # pending: jobs
+            SignificancePass.objects.create(outcome=outcome, frame=scene.frame)
             state_pass_run(outcome_id=outcome.pk)
             significance_pass_run(outcome_id=outcome.pk)
     TableTalk.objects.create(frame=scene.frame, author=scene.alice_player, text="brb")

@@ -36,6 +36,7 @@ from .negotiation import negotiated
 from .params import request_params, validate_params
 from .patience import Retries, paced
 from .registry import provider_for
+from .slots import slot_held, slots_for
 from .tokens import count_message_tokens, count_tokens
 
 log = logging.getLogger("lmix.llm")
@@ -87,6 +88,32 @@ def call_config_for(
         variant=variant,
         context=context,
     )
+
+
+# Told how many calls go before this one at its model's server, while it waits (and 0
+# once it is sent): lmix/llm/slots.py.
+Waiting = Callable[[int], None]
+
+
+@contextmanager
+def _in_turn(
+    model: LLMModel, purpose: str, subject: str, waiting: Waiting | None
+) -> Iterator[None]:
+    """One of the model's server's slots, waited for and held for the block: the call's
+    record, timeouts and retries start once it is its turn."""
+
+    def api_key() -> str:
+        try:
+            return model.api_key
+        except UnreadableSecret:
+            return ""
+
+    config = model.config if isinstance(model.config, dict) else {}
+    slots = slots_for(model.provider, model.api_endpoint, config, api_key)
+    with slot_held(
+        endpoint=model.api_endpoint, slots=slots, purpose=purpose, subject=subject, waiting=waiting
+    ):
+        yield
 
 
 def _record_start(row: dict[str, Any]) -> LLMCall | None:
@@ -179,6 +206,7 @@ def llm_complete(
     overrides: dict | None = None,
     subject: str = "",
     context: object = None,
+    waiting: Waiting | None = None,
 ) -> Completion:
     """The whole text of one completion. `context`: what the prompt was compiled from, for
     the offline narrator (CallConfig.context).
@@ -187,9 +215,12 @@ def llm_complete(
         LLMEmptyAnswer: the model answered no text, twice.
     """
     usage = Usage()
-    with _recorded(
-        kind="complete", purpose=purpose, usage=usage, model=model, subject=subject
-    ) as row:
+    with (
+        _in_turn(model, purpose, subject, waiting),
+        _recorded(
+            kind="complete", purpose=purpose, usage=usage, model=model, subject=subject
+        ) as row,
+    ):
         config = call_config_for(model, overrides, context=context)
         row["params"] = config.params
         provider = provider_for(config.provider)
@@ -217,6 +248,7 @@ def llm_stream(
     variant: int = 0,
     subject: str = "",
     context: object = None,
+    waiting: Waiting | None = None,
 ) -> Iterator[str]:
     """Text deltas as they arrive; `usage` is filled when the stream ends (or is closed).
     `variant` numbers repeated takes of the same prompt and `context` holds what it was
@@ -236,15 +268,18 @@ def llm_stream(
     received: list[str] = []
     first = settings.LLM_FIRST_TOKEN_TIMEOUT_SECONDS
     between = settings.LLM_BETWEEN_TOKENS_TIMEOUT_SECONDS
-    with _recorded(
-        kind="stream",
-        purpose=purpose,
-        usage=usage,
-        model=model,
-        messages=messages,
-        received=received,
-        subject=subject,
-    ) as row:
+    with (
+        _in_turn(model, purpose, subject, waiting),
+        _recorded(
+            kind="stream",
+            purpose=purpose,
+            usage=usage,
+            model=model,
+            messages=messages,
+            received=received,
+            subject=subject,
+        ) as row,
+    ):
         # The HTTP read timeout only ends an abandoned reader; `paced` keeps the time.
         config = call_config_for(
             model, overrides, variant=variant, timeout=first + between, context=context
@@ -293,6 +328,7 @@ def llm_structured(
     tries: list[dict] | None = None,
     wire: dict | None = None,
     context: object = None,
+    waiting: Waiting | None = None,
 ) -> T:
     """An instance of `schema`; on output that will not validate, `default` if given.
 
@@ -325,9 +361,12 @@ def llm_structured(
     """
     usage = Usage()
     try:
-        with _recorded(
-            kind="structured", purpose=purpose, usage=usage, model=model, subject=subject
-        ) as row:
+        with (
+            _in_turn(model, purpose, subject, waiting),
+            _recorded(
+                kind="structured", purpose=purpose, usage=usage, model=model, subject=subject
+            ) as row,
+        ):
             params = params_for(model, overrides)
             budget = (
                 params.get("structured_max_tokens")

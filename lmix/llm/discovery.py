@@ -244,3 +244,21 @@ def context_size_unknown(provider: str) -> bool:
     """Whether a model of this provider with no context size should ask its owner for one:
     a local server that did not report it (a hosted model's table default is fine)."""
     return provider in LOCAL
+
+
+def server_slots(provider: str, endpoint: str, api_key: str = "") -> int | None:
+    """How many requests a llama.cpp server serves at once (`GET /props`: `total_slots`);
+    None when it does not say (another server, or none answering)."""
+    try:
+        server = _Server(api_base(provider, endpoint), api_key)
+    except LLMEndpointRefused:
+        return None
+    try:
+        props = server.ask("GET", f"{_root(provider, endpoint)}/props")
+    except _Unreachable:
+        return None
+    finally:
+        with suppress(Exception):
+            server.close()
+    slots = props.get("total_slots") if isinstance(props, dict) else None
+    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0 else None

@@ -21,6 +21,12 @@ def _looks_local(host: str) -> bool:
         return False
 
 
+def looks_local(url: str) -> bool:
+    """Whether the endpoint is a server of one's own: localhost, a private address, a name
+    of the local network."""
+    return _looks_local(urlsplit(url).hostname or "")
+
+
 def normalize_endpoint(url: str) -> str:
     """Strip whitespace, trailing slashes and a pasted call path; add a scheme if missing."""
     url = url.strip()

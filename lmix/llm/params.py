@@ -16,7 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field
 Penalty = Annotated[float, Field(ge=-2, le=2)]
 # Settings the prompt builder reads and no provider is sent.
 PROMPT_ONLY = frozenset(
-    {"context_size", "context_size_discovered", "structured_mode", "structured_max_tokens"}
+    {
+        "context_size",
+        "context_size_discovered",
+        "structured_mode",
+        "structured_max_tokens",
+        "concurrency",
+    }
 )
 MIN_CONTEXT_SIZE = 512
 MAX_CONTEXT_SIZE = 2_000_000
@@ -44,6 +50,8 @@ class ModelParams(BaseModel):
     # Set when `context_size` was reported by the server (lmix/llm/discovery.py), not typed:
     # a discovered size is discovered again when the model moves to another server or id.
     context_size_discovered: bool | None = None
+    # How many requests its server serves at once: LMiX never sends more (lmix/llm/slots.py).
+    concurrency: Annotated[int, Field(ge=1, le=10_000)] | None = None
 
 
 # Starting points, not modes: choosing one fills in these values, which stay editable. Only

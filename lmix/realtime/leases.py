@@ -1,15 +1,19 @@
-"""Leases on running work: which worker holds it, and a heartbeat that says it still does.
+"""The job runtime: every kind of background work, registered once; leases on running
+work (which worker holds it, and a heartbeat that says it still does); one sweep.
+
+A kind of work (turns, medium passes and their narratives, soft passes, epilogues, author
+and designer passes, state and significance passes, scene summaries, AI seats' acts)
+describes itself once as a `LeasedWork` and registers it with `leased`: its rows and
+lifecycle, the Celery task that runs it (and so its queue), how a lost task is enqueued
+again and how a lapsed run is rerun, failed or settled. The claim (`lease_claim`), the
+heartbeat (`lease_renew`), the sweep (`lease_sweep`, all kinds: `jobs_sweep`) and the
+rerun-or-fail of a lapsed lease (`lease_lapsed`) exist once, here; docs/tasks.md's table
+of jobs is generated from the registry (`jobs_table`).
 
 A lease is two columns on the row being worked on (`lease_owner`, `heartbeat_at`), with
 `attempts`, the runs started. One heartbeat thread per process renews every lease the
 process holds, so a model that is slow to answer never looks dead, and a worker killed with
-`kill -9` stops renewing at once. The sweeps (`sweeper.py`) find lapsed leases and run the
-work again elsewhere.
-
-Every kind of leased work (turns, medium passes, soft passes) describes itself once as a
-`LeasedWork` and registers it with `leased`; the claim (`lease_claim`), the heartbeat
-(`lease_renew`), the sweep (`lease_sweep`) and the rerun-or-fail of a lapsed lease
-(`lease_lapsed`) exist once, here.
+`kill -9` stops renewing at once.
 """
 
 import logging
@@ -116,6 +120,7 @@ class Handover:
     owner: str  # the lease owner meanwhile, e.g. "(awaiting a stream worker)"
     key: Callable[[object], str]  # its queued marker (lmix/realtime/queued.py)
     enqueue: Callable[[object], None]
+    task: str  # the Celery task that takes it over
     what: str  # in the sweep's warning, after the work's name and id
 
 
@@ -134,6 +139,7 @@ class LeasedWork:
 
     name: str  # in logs: "turn", "medium pass"
     model: type[Model]
+    task: str  # the Celery task that runs it (its route says the queue)
     transitions: Mapping[str, set[str]]
     pending: str
     running: str
@@ -157,6 +163,9 @@ class LeasedWork:
     # Instead of failing: settle the work another way (the soft pass's heuristics), the row
     # as the sweep read it, pending or running. Returns whether it did.
     settle: Callable[[Any], bool] | None = None
+    status_field: str = "status"  # its lifecycle's column
+    error_field: str = "error"  # where a failure's reason goes
+    what: str = ""  # docs/tasks.md: what the work is
     _claimable: dict[tuple, Prepared] = field(default_factory=dict, init=False, repr=False)
 
     def rows(self) -> QuerySet:
@@ -164,13 +173,21 @@ class LeasedWork:
 
     def move(self, pk: object, to: str, **kwargs: Any) -> bool:
         where = {**self.scope, **(kwargs.pop("where", None) or {})}
-        return lifecycle_move(self.model, self.transitions, pk, to, where=where, **kwargs)
+        return lifecycle_move(
+            self.model, self.transitions, pk, to, where=where, field=self.status_field, **kwargs
+        )
+
+    def status(self, *statuses: str) -> dict[str, Any]:
+        """A filter on the lifecycle's column: one status, or any of several."""
+        if len(statuses) == 1:
+            return {self.status_field: statuses[0]}
+        return {f"{self.status_field}__in": list(statuses)}
 
     # The sweeps' reads: plain ORM, as a sweep runs once a second and mostly finds nothing.
     def lost(self, before: datetime) -> list[tuple[Any, datetime]]:
         """Pending since before `before`: (key, since)."""
         since = self.pending_since
-        rows = self.rows().filter(status=self.pending, **{f"{since}__lt": before})
+        rows = self.rows().filter(**self.status(self.pending), **{f"{since}__lt": before})
         return list(rows.values_list("pk", since))
 
     def lapsed(self, before: datetime) -> QuerySet:
@@ -178,7 +195,7 @@ class LeasedWork:
         waiting for a hand-over's task."""
         return (
             self.load(self.rows())
-            .filter(status=self.running)
+            .filter(**self.status(self.running))
             .exclude(lease_owner__in=[handover.owner for handover in self.handovers])
             .filter(
                 Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True, updated_at__lt=before)
@@ -188,7 +205,7 @@ class LeasedWork:
     def handed(self, handover: "Handover", before: datetime) -> list[tuple[Any, datetime]]:
         """Handed over to `handover`'s task before `before`: (key, handed at)."""
         rows = self.rows().filter(
-            status=self.running, lease_owner=handover.owner, heartbeat_at__lt=before
+            **self.status(self.running), lease_owner=handover.owner, heartbeat_at__lt=before
         )
         return list(rows.values_list("pk", "heartbeat_at"))
 
@@ -208,7 +225,9 @@ def leased(work: LeasedWork) -> LeasedWork:
 
 def lease_renew(work: LeasedWork, owner: str, now: datetime) -> int:
     """The heartbeat of one kind: every lease `owner` holds is still alive."""
-    return work.rows().filter(lease_owner=owner, status=work.running).update(heartbeat_at=now)
+    return (
+        work.rows().filter(lease_owner=owner, **work.status(work.running)).update(heartbeat_at=now)
+    )
 
 
 def _claim_values(work: LeasedWork, owner: str) -> dict[str, Any]:
@@ -236,14 +255,12 @@ def lease_claiming(work: LeasedWork, pk: object, owner: str, **fixed: Any) -> St
     if claimable is None:
         sources = lifecycle_sources(work.model, work.transitions, work.running, (work.pending,))
         claimable = work._claimable[key] = Prepared(
-            lambda: work.rows().filter(pk=Param(work.model, "pk"), status__in=sources, **fixed)
+            lambda: work.rows().filter(pk=Param(work.model, "pk"), **work.status(*sources), **fixed)
         )
     values = _claim_values(work, owner)
     counted = {"attempts": values.pop("attempts")} if work.counts_runs else {}
-    values["updated_at"] = values["heartbeat_at"]
-    return claimable.updating(
-        ("status", *values), fixed=counted, pk=pk, status=work.running, **values
-    )
+    values = {work.status_field: work.running, **values, "updated_at": values["heartbeat_at"]}
+    return claimable.updating(tuple(values), fixed=counted, pk=pk, **values)
 
 
 def lease_hand_over(
@@ -253,7 +270,7 @@ def lease_hand_over(
     holds it meanwhile. Returns whether it was still this run's to hand over."""
     return bool(
         work.rows()
-        .filter(pk=pk, status=work.running, **where)
+        .filter(pk=pk, **work.status(work.running), **where)
         .update(lease_owner=handover.owner, heartbeat_at=timezone.now())
     )
 
@@ -262,7 +279,7 @@ def lease_take_over(work: LeasedWork, pk: object, handover: Handover, owner: str
     """`handover`'s task takes the row under `owner`'s lease; a duplicate finds it taken."""
     return bool(
         work.rows()
-        .filter(pk=pk, status=work.running, lease_owner=handover.owner)
+        .filter(pk=pk, **work.status(work.running), lease_owner=handover.owner)
         .update(lease_owner=owner, heartbeat_at=timezone.now())
     )
 
@@ -290,7 +307,7 @@ def lease_sweep(
         for pk, at in lost:
             counts["requeued"] += enqueue_lost(
                 work.key(pk),
-                work.rows().filter(pk=pk, status=work.pending, **{since: at}),
+                work.rows().filter(pk=pk, **work.status(work.pending), **{since: at}),
                 {since: now},
                 lambda pk=pk: work.enqueue(pk),
                 f"{work.name} {pk}",
@@ -361,7 +378,7 @@ def lease_lapsed(work: LeasedWork, row: Any) -> str | None:
         only_from=(work.running,),
         where=unchanged,
         lease_owner="",
-        error=work.fail_message.format(attempts=row.attempts),
+        **{work.error_field: work.fail_message.format(attempts=row.attempts)},
     ):
         return None
     work.on_failed(row)
@@ -373,3 +390,49 @@ def lease_lapsed(work: LeasedWork, row: Any) -> str | None:
         row.attempts,
     )
     return "failed"
+
+
+def jobs() -> list[LeasedWork]:
+    """Every kind of work registered so far (all of them once the apps' tasks are imported)."""
+    return list(_works)
+
+
+def jobs_sweep() -> dict[str, dict[str, int]]:
+    """The one sweep: every kind of leased work (`lease_sweep`). Returns each kind's counts
+    where something was done."""
+    done = {}
+    for work in _works:
+        counts = lease_sweep(work)
+        if any(counts.values()):
+            done[work.name] = counts
+    return done
+
+
+def jobs_table() -> str:
+    """docs/tasks.md's table of jobs, from the registry (its tests compare the two)."""
+    routes = settings.CELERY_TASK_ROUTES
+
+    def task(name: str) -> str:
+        queue = routes.get(name, {}).get("queue", settings.CELERY_TASK_DEFAULT_QUEUE)
+        return f"`{name.rsplit('.', 1)[-1]}` ({queue})"
+
+    rows = [
+        "| job | its rows | task (queue) | task lost | worker gone |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for work in sorted(_works, key=lambda w: w.name):
+        scope = ", ".join(f"{k.removesuffix('__in')} {_values(v)}" for k, v in work.scope.items())
+        where = f"`{work.model.__name__}`" + (f" ({scope})" if scope else "")
+        tasks = ", then ".join(task(t) for t in (work.task, *(h.task for h in work.handovers)))
+        if work.settle is not None:
+            lost = gone = f"settled another way (`{work.settle.__name__}`)"
+        else:
+            lost, gone = "sent again", "run again, then failed"
+        rows.append(f"| {work.name}: {work.what} | {where} | {tasks} | {lost} | {gone} |")
+    return "\n".join(rows)
+
+
+def _values(value: Any) -> str:
+    if isinstance(value, (list, tuple, set)):
+        return " or ".join(str(v) for v in value)
+    return str(value)

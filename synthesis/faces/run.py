@@ -20,7 +20,7 @@ from lmix.models import LLMModel
 from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, lease_sweep, leased
 
 from ..budget import Work, budget_admits
-from ..enqueue import face_pass_enqueue, face_pass_key
+from ..enqueue import FACE_PASS, face_pass_enqueue, face_pass_key
 from ..events import notify_liquid
 from ..frame_events import lock_frame
 from ..frame_llm import FrameModels
@@ -267,7 +267,9 @@ def face_pass_retry(*, pass_: Pass) -> Pass:
 FACES = leased(
     LeasedWork(
         name="faces",
+        what="an author's or designer's writing read into content or a skill",
         model=Pass,
+        task=FACE_PASS,
         transitions=PASS_TRANSITIONS,
         scope={"kind__in": FACE_PASS_KINDS},
         pending=PassStatus.PENDING,

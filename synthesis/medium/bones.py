@@ -26,7 +26,7 @@ from lmix.llm.base import LLMError, LLMInvalidOutput, Message
 from lmix.llm.client import llm_structured
 from lmix.llm.echo import PromptEcho
 from lmix.models import LLMModel
-from synthesis.frame_events import lock_frame, next_seq
+from synthesis.frame_events import lock_frame, model_waiting, next_seq
 
 from ..enqueue import scene_check_enqueue, state_pass_enqueue
 from ..events import notify_outcome
@@ -470,6 +470,7 @@ def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
             schema=Bones,
             purpose="synthesis.bones",
             subject=f"pass:{ctx.pass_.pk}",
+            waiting=model_waiting(ctx.pass_.frame_id, ctx.pass_.seat_id, "outcome"),
             max_tokens=bones_max_tokens(ctx),
             check=check,
             tries=tries,
@@ -632,5 +633,5 @@ def outcome_reactions(outcome: Outcome, *, frame: Frame, seats: list[Seat]) -> N
     # After the outcome is out: the AI seats' reactions never delay it, nor does the
     # witnesses' state pass (queued: synthesis/state/run.py).
     transaction.on_commit(lambda: ai_react(outcome=outcome, frame=frame, seats=seats))
-    transaction.on_commit(lambda: state_pass_enqueue(outcome.pk))
+    state_pass_enqueue(outcome)
     transaction.on_commit(lambda: scene_check_enqueue(outcome.pk))

@@ -18,7 +18,7 @@ from lmix.llm.tokens import count_tokens
 from lmix.models import LLMModel
 from lmix.prepared import Param, Prepared
 from lmix.realtime.stream import TextStream
-from synthesis.frame_events import lock_frame
+from synthesis.frame_events import lock_frame, model_waiting
 
 from ..events import (
     notify_liquid,
@@ -187,6 +187,7 @@ def _stream(
         messages=messages,
         purpose="synthesis.flesh",
         subject=f"pass:{ctx.pass_.pk}",
+        waiting=model_waiting(ctx.pass_.frame_id, narrative.seat_id, "narrative"),
         overrides={"max_tokens": limit},
         usage=Usage(),
         variant=take,  # another take of the same prompt

@@ -35,7 +35,14 @@ from synthesis.frame_llm import FrameModels
 from synthesis.frame_selectors import seats_load
 from synthesis.models import Frame, FrameMode, Seat
 
-from ..enqueue import flesh_enqueue, flesh_key, medium_key, medium_pass_enqueue
+from ..enqueue import FLESH as FLESH_TASK
+from ..enqueue import MEDIUM_PASS as MEDIUM_TASK
+from ..enqueue import (
+    flesh_enqueue,
+    flesh_key,
+    medium_key,
+    medium_pass_enqueue,
+)
 from ..events import notify_pass_failed, notify_window
 from ..models import (
     NARRATIVE_TRANSITIONS,
@@ -341,7 +348,11 @@ def _failed_lapsed(pass_: Pass) -> None:
 
 # A pass whose outcome is stored waits, running, for a stream worker to take its narrative.
 FLESH = Handover(
-    owner=AWAITING_STREAM, key=flesh_key, enqueue=flesh_enqueue, what="(its narrative)"
+    owner=AWAITING_STREAM,
+    key=flesh_key,
+    enqueue=flesh_enqueue,
+    task=FLESH_TASK,
+    what="(its narrative)",
 )
 # Medium passes under a lease (lmix/realtime/leases.py): a lapsed one runs again from where
 # it stands (an outcome it stored is kept; its narrative starts afresh), or fails once it
@@ -349,7 +360,9 @@ FLESH = Handover(
 MEDIUM = leased(
     LeasedWork(
         name="medium pass",
+        what="a committed window's outcome (its bones), then each narrative (flesh)",
         model=Pass,
+        task=MEDIUM_TASK,
         transitions=PASS_TRANSITIONS,
         scope={"kind": PassKind.MEDIUM},
         pending=PassStatus.PENDING,

@@ -8,19 +8,17 @@ shared prompts. Counted against the frame's model budget as background work (sub
 the GM's to read and retry (`scene_summary_retry`), never a loop."""
 
 import logging
-from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
-from lmix.realtime.queued import enqueue_lost
+from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, lease_sweep, leased
 
 from ..budget import Work, budget_admits
-from ..enqueue import scene_summary_enqueue, scene_summary_key
+from ..enqueue import SCENE_SUMMARY, scene_summary_enqueue, scene_summary_key
 from ..event_types import SceneSummarized
 from ..frame_events import gm_group, seat_group
 from ..frame_selectors import seats_for_prompts
@@ -28,7 +26,7 @@ from ..medium.context import flat, seat_labels
 from ..medium.prompts import fit_messages, outcome_lines, public_character, result_act, template
 from ..medium.run import medium_model
 from ..models import Frame, Outcome, Seat
-from ..scene_models import Scene, SceneSummary, SummaryStatus
+from ..scene_models import SUMMARY_TRANSITIONS, Scene, SceneSummary, SummaryStatus
 from ..state_models import AFFINITY_START, TRUST_START, Edge
 from .schema import EDGE_SUMMARY_MAX, SUMMARY_MAX, CharacterSummary, PublicSummary, SummaryScene
 
@@ -36,8 +34,6 @@ logger = logging.getLogger(__name__)
 PURPOSE = "synthesis.scene"
 REPLY_TOKENS = 600
 UNEXPECTED = "Something went wrong while summarising the scene."
-STALE_SECONDS = 600  # a run this long without a write lost its worker
-PENDING_AFTER = 60  # a pending scene this long untouched lost its task
 OUTCOMES_MAX = 60  # the newest of a scene's outcomes a summary reads
 
 
@@ -47,27 +43,21 @@ def scene_summary_run(*, scene_id: object) -> Scene | None:
     Returns:
         The scene (done or failed), or None: gone, or not this run's to write.
     """
-    scene = _claim(scene_id)
-    if scene is None:
-        return None
-    tries: list[dict[str, Any]] = []
-    try:
-        _run(scene, tries)
-    except (LLMError, ApplicationError) as error:
-        _finish(scene, tries, error=flat(str(error), 2000))
-    except Exception:
-        logger.exception("the summaries of scene %s failed unexpectedly", scene.pk)
-        _finish(scene, tries, error=UNEXPECTED)
-    return scene
-
-
-def _claim(scene_id: object) -> Scene | None:
-    """Pending → running, once: a duplicate or late task does nothing."""
-    if not Scene.summary_move(scene_id, SummaryStatus.RUNNING, where={"summary_status": "pending"}):
-        return None
-    return Scene.objects.select_related(
-        "frame__production__world", "frame__production__scenario", "frame__medium_model"
-    ).get(pk=scene_id)
+    with lease_held() as owner:
+        if not lease_claim(SCENES, scene_id, owner):
+            return None  # a duplicate or late task: another run has it, or had it
+        scene = Scene.objects.select_related(
+            "frame__production__world", "frame__production__scenario", "frame__medium_model"
+        ).get(pk=scene_id)
+        tries: list[dict[str, Any]] = []
+        try:
+            _run(scene, tries)
+        except (LLMError, ApplicationError) as error:
+            _finish(scene, tries, error=flat(str(error), 2000))
+        except Exception:
+            logger.exception("the summaries of scene %s failed unexpectedly", scene.pk)
+            _finish(scene, tries, error=UNEXPECTED)
+        return scene
 
 
 def _run(scene: Scene, tries: list[dict[str, Any]]) -> None:
@@ -212,12 +202,13 @@ def _finish(
     scene: Scene, tries: list[dict[str, Any]], *, error: str = "", summary: str = ""
 ) -> bool:
     """End the run, done (with the public `summary`) or failed with `error`, if it still
-    holds the scene (its claim's `updated_at`)."""
+    holds the scene (its lease as claimed)."""
     to = SummaryStatus.FAILED if error else SummaryStatus.DONE
     fields: dict[str, Any] = {"summary_error": error, "tries": tries}
     if not error:
         fields["summary"] = summary
-    if not Scene.summary_move(scene.pk, to, where={"updated_at": scene.updated_at}, **fields):
+    held = {"lease_owner": scene.lease_owner, "attempts": scene.attempts}
+    if not Scene.summary_move(scene.pk, to, where={"summary_status": "running", **held}, **fields):
         return False
     scene.summary_status, scene.summary_error = to, error
     if not error:
@@ -261,32 +252,30 @@ def scene_summary_retry(*, frame: Frame, number: int) -> Scene:
     return scene
 
 
-def scene_summaries_sweep() -> int:
-    """The backstop: a pending scene whose task was lost is enqueued again (never one still
-    queued); a run whose worker died fails, for the GM to retry (it changed nothing: its
-    writes commit with its end)."""
-    now = timezone.now()
-    dead = Scene.objects.filter(
-        summary_status=SummaryStatus.RUNNING, updated_at__lt=now - timedelta(seconds=STALE_SECONDS)
+def scene_summaries_sweep() -> dict[str, int]:
+    """The backstop for scene summaries (`lease_sweep`)."""
+    return lease_sweep(SCENES)
+
+
+# A closed scene's summaries as a job (lmix/realtime/leases.py): a run whose worker died
+# is run again (it changed nothing: its writes commit with its end), or fails for the GM's
+# retry once it has had its runs; one whose task was lost is enqueued again.
+SCENES = leased(
+    LeasedWork(
+        name="scene summaries",
+        what="a closed scene's summaries: each character's own, the public one",
+        model=Scene,
+        task=SCENE_SUMMARY,
+        transitions=SUMMARY_TRANSITIONS,
+        status_field="summary_status",
+        error_field="summary_error",
+        pending=SummaryStatus.PENDING,
+        running=SummaryStatus.RUNNING,
+        failed=SummaryStatus.FAILED,
+        key=scene_summary_key,
+        enqueue=lambda scene_id: scene_summary_enqueue(scene_id),
+        load=lambda rows: rows.defer("tries"),
+        rerun_reset=lambda scene: {"tries": []},
+        fail_message="The worker writing the summaries stopped ({attempts} tries). Retry it.",
     )
-    for pk in dead.values_list("pk", flat=True)[:50]:
-        Scene.summary_move(
-            pk,
-            SummaryStatus.FAILED,
-            where={"summary_status": "running"},
-            summary_error="The worker writing the summaries stopped.",
-        )
-    lost = Scene.objects.filter(
-        summary_status=SummaryStatus.PENDING, updated_at__lt=now - timedelta(seconds=PENDING_AFTER)
-    )
-    sent = 0
-    for scene in lost.only("id", "updated_at")[:50]:
-        if enqueue_lost(
-            scene_summary_key(scene.pk),
-            Scene.objects.filter(pk=scene.pk, updated_at=scene.updated_at),
-            {"updated_at": now},
-            lambda pk=scene.pk: scene_summary_enqueue(pk),
-            f"the summaries of scene {scene.pk}",
-        ):
-            sent += 1
-    return sent
+)

@@ -27,12 +27,18 @@ from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
 from lmix.llm.offline import Act
+from lmix.realtime.leases import lease_claim, lease_held
 from productions import events, hooks
 from productions.knowledge import public_name
 from productions.models import Production, SpeakerKind, Turn
 from productions.selectors import cast_load, turn_branch
 
-from ..enqueue import turn_state_pass_enqueue
+from ..enqueue import (
+    TURN_STATE_PASS,
+    turn_state_key,
+    turn_state_pass_enqueue,
+    turn_state_pass_send,
+)
 from ..medium.components import section_titles
 from ..medium.context import flat
 from ..medium.prompts import public_character, template
@@ -45,8 +51,8 @@ from .run import (
     REPLY_TOKENS_BASE,
     REPLY_TOKENS_PER_WITNESS,
     UNEXPECTED,
-    pass_claim,
     pass_finish,
+    state_job,
 )
 from .schema import StateProposal, StateScene
 from .selectors import MEMORY_CANDIDATES, rank_memories
@@ -66,8 +72,7 @@ def hooks_register() -> None:
 
 
 def _turn_done(sender: object, turn: Turn, **kwargs: Any) -> None:
-    if settings.LMIX_STATE_PASSES:
-        transaction.on_commit(lambda: turn_state_pass_enqueue(turn.pk))
+    turn_state_pass_enqueue(turn)
 
 
 # The state pass of a turn.
@@ -77,30 +82,39 @@ def turn_state_pass_run(*, turn_id: object) -> TurnStatePass | None:
     """Run the state pass of `turn_id`, unless it ran (or runs) already.
 
     Returns:
-        Its `TurnStatePass` (done or failed), or None: the turn is gone or unreadable,
-        state passes are off (LMIX_STATE_PASSES), or another run has it.
+        Its `TurnStatePass` (done or failed), or None: state passes are off
+        (LMIX_STATE_PASSES), or another run has it (or had it).
     """
     if not settings.LMIX_STATE_PASSES:
         return None
-    turn = (
-        Turn.objects.select_related("production__world", "production__scenario")
-        .filter(pk=turn_id)
-        .first()
-    )
-    if turn is None or not turn.is_readable:
-        return None
-    state_pass = pass_claim(TurnStatePass, turn.pk, turn=turn)
-    if state_pass is None:
-        return None
-    tries: list[dict[str, Any]] = []
-    try:
-        _run(turn, state_pass, tries)
-    except (LLMError, ApplicationError) as error:
-        pass_finish(state_pass, tries, error=flat(str(error), 2000))
-    except Exception:
-        logger.exception("the state pass of turn %s failed unexpectedly", turn.pk)
-        pass_finish(state_pass, tries, error=UNEXPECTED)
-    return state_pass
+    with lease_held() as owner:
+        if not lease_claim(TURN_STATE, turn_id, owner):
+            return None
+        state_pass = TurnStatePass.objects.get(pk=turn_id)
+        turn = Turn.objects.select_related("production__world", "production__scenario").get(
+            pk=turn_id
+        )
+        tries: list[dict[str, Any]] = []
+        try:
+            if not turn.is_readable:  # deleted text meanwhile: nothing to read
+                raise ApplicationError("The turn can no longer be read.")
+            _run(turn, state_pass, tries)
+        except (LLMError, ApplicationError) as error:
+            pass_finish(state_pass, tries, error=flat(str(error), 2000))
+        except Exception:
+            logger.exception("the state pass of turn %s failed unexpectedly", turn.pk)
+            pass_finish(state_pass, tries, error=UNEXPECTED)
+        return state_pass
+
+
+TURN_STATE = state_job(
+    "turn state pass",
+    TurnStatePass,
+    TURN_STATE_PASS,
+    turn_state_key,
+    turn_state_pass_send,
+    "a production turn's cast's state",
+)
 
 
 def _run(turn: Turn, state_pass: TurnStatePass, tries: list[dict[str, Any]]) -> None:

@@ -1,45 +1,42 @@
 """The state pass: after an outcome, queued (tasks.py::state_pass_task), one structured
 call proposes every witness's changes (schema.py) from the public outcome (prompt.py), and
-the rules apply them (services.py::state_apply). Once per outcome (its `StatePass` row is
-the claim); an answer that will not validate is sent back once (llm_structured's repair),
-then the pass is failed with its reason, for the GM: never a crash, never a retry loop.
-Counted against the frame's model budget as background work, and recorded like every
-model call (subject "outcome:<id>", synthesis/budget.py::budget_key_for)."""
+the rules apply them (services.py::state_apply). Once per outcome: its `StatePass` row is a
+job under a lease (docs/tasks.md). An answer that will not validate is sent back once
+(llm_structured's repair), then the pass is failed with its reason, for the GM: never a
+crash, never a retry loop. Counted against the frame's model budget as background work,
+and recorded like every model call (subject "outcome:<id>", synthesis/budget.py::
+budget_key_for)."""
 
 import logging
-from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.db import transaction
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError
 from lmix.llm.client import llm_structured
+from lmix.models import JOB_TRANSITIONS, JobStatus
+from lmix.realtime.leases import LeasedWork, lease_claim, lease_held, leased
 
 from ..budget import Work, budget_admits
-from ..enqueue import significance_pass_enqueue
+from ..enqueue import STATE_PASS, significance_pass_enqueue, state_key, state_pass_send
 from ..events import notify_state_changed
 from ..frame_events import lock_frame
 from ..frame_selectors import seats_for_prompts
 from ..medium.context import flat, seat_labels
 from ..medium.run import medium_model
 from ..models import Outcome
-from ..state_models import StatePass, StatePassStatus, TurnStatePass
+from ..state_models import SignificancePass, StatePass, TurnStatePass
 from .prompt import state_messages, state_scene
 from .schema import StateProposal
 from .services import state_apply
 
 logger = logging.getLogger(__name__)
-PassRow = TypeVar("PassRow", StatePass, TurnStatePass)
 PURPOSE = "synthesis.state"
 REPLY_TOKENS_BASE = 150
 REPLY_TOKENS_PER_WITNESS = 250
 UNEXPECTED = "Something went wrong while updating the characters' state."
-# A state pass still running this long after its last write lost its worker: a
-# redelivered task runs it again (a call takes seconds; a minute on a slow local model).
-STALE_SECONDS = 600
 
 
 def state_pass_run(*, outcome_id: object) -> StatePass | None:
@@ -51,52 +48,22 @@ def state_pass_run(*, outcome_id: object) -> StatePass | None:
     """
     if not settings.LMIX_STATE_PASSES:
         return None
-    outcome = (
-        Outcome.objects.select_related(
+    with lease_held() as owner:
+        if not lease_claim(STATE, outcome_id, owner):
+            return None  # a duplicate or late task: another run has it, or had it
+        state_pass = StatePass.objects.get(pk=outcome_id)
+        outcome = Outcome.objects.select_related(
             "frame__production__world", "frame__production__scenario", "frame__medium_model"
-        )
-        .filter(pk=outcome_id)
-        .first()
-    )
-    if outcome is None:
-        return None
-    state_pass = _claim(outcome)
-    if state_pass is None:
-        return None  # a duplicate or redelivered task: another run has it, or had it
-    tries: list[dict[str, Any]] = []
-    try:
-        _run(outcome, state_pass, tries)
-    except (LLMError, ApplicationError) as error:
-        pass_finish(state_pass, tries, error=flat(str(error), 2000))
-    except Exception:
-        logger.exception("the state pass of outcome %s failed unexpectedly", outcome.pk)
-        pass_finish(state_pass, tries, error=UNEXPECTED)
-    return state_pass
-
-
-def _claim(outcome: Outcome) -> StatePass | None:
-    return pass_claim(StatePass, outcome.pk, outcome=outcome, frame=outcome.frame)
-
-
-def pass_claim(model: type[PassRow], pk: object, **fields: Any) -> PassRow | None:
-    """The state pass `pk` (an outcome's `StatePass`, a turn's `TurnStatePass`), for this
-    run: a new one made with `fields`, or one left running by a worker that died (a
-    redelivered task, STALE_SECONDS later). Its changes and its end are stored in one
-    transaction, so a pass still running has changed nothing yet."""
-    try:
-        with transaction.atomic():
-            return model.objects.create(**fields)
-    except IntegrityError:
-        pass
-    now = timezone.now()
-    if not model.objects.filter(
-        pk=pk,
-        status=StatePassStatus.RUNNING,
-        updated_at__lt=now - timedelta(seconds=STALE_SECONDS),
-    ).update(updated_at=now, messages=[], error=""):
-        return None
-    logger.warning("the state pass %s lost its worker: it runs again", pk)
-    return model.objects.get(pk=pk)
+        ).get(pk=outcome_id)
+        tries: list[dict[str, Any]] = []
+        try:
+            _run(outcome, state_pass, tries)
+        except (LLMError, ApplicationError) as error:
+            pass_finish(state_pass, tries, error=flat(str(error), 2000))
+        except Exception:
+            logger.exception("the state pass of outcome %s failed unexpectedly", outcome.pk)
+            pass_finish(state_pass, tries, error=UNEXPECTED)
+        return state_pass
 
 
 def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -> None:
@@ -135,21 +102,54 @@ def _run(outcome: Outcome, state_pass: StatePass, tries: list[dict[str, Any]]) -
             return
         changed = state_apply(outcome=outcome, proposal=proposal, seats=seats, labels=labels)
         notify_state_changed(frame.pk, changed)  # the drawers re-read, after commit
-        transaction.on_commit(lambda: significance_pass_enqueue(outcome.pk))
+        significance_pass_enqueue(outcome)
     logger.info("state pass of outcome %s changed %d characters", outcome.pk, len(changed))
 
 
 def pass_finish(
-    state_pass: StatePass | TurnStatePass, tries: list[dict[str, Any]], *, error: str = ""
+    state_pass: StatePass | SignificancePass | TurnStatePass,
+    tries: list[dict[str, Any]],
+    *,
+    error: str = "",
 ) -> bool:
-    """End the pass, done or failed with `error`, if this run still holds it (its claim's
-    `updated_at`). Returns whether it did."""
-    to = StatePassStatus.FAILED if error else StatePassStatus.DONE
+    """End the pass, done or failed with `error`, if this run still holds it (its lease
+    as claimed). Its changes are stored in the same transaction, so a pass still running
+    has changed nothing yet. Returns whether it did."""
+    to = JobStatus.FAILED if error else JobStatus.DONE
+    held = {"lease_owner": state_pass.lease_owner, "attempts": state_pass.attempts}
     if not type(state_pass).move(
-        state_pass.pk, to, where={"updated_at": state_pass.updated_at}, error=error, tries=tries
+        state_pass.pk, to, only_from=(JobStatus.RUNNING,), where=held, error=error, tries=tries
     ):
         return False
     state_pass.status, state_pass.error, state_pass.tries = to, error, tries
     if error:
         logger.warning("the state pass %s failed: %s", state_pass.pk, error)
     return True
+
+
+def state_job(name: str, model: type, task: str, key: Any, send: Any, what: str) -> LeasedWork:
+    """A state pass as a job (lmix/realtime/leases.py): one whose worker died runs again
+    from the start (it changed nothing: `pass_finish`), or fails once it has had its runs;
+    one whose task was lost is sent again."""
+    return leased(
+        LeasedWork(
+            name=name,
+            what=what,
+            model=model,
+            task=task,
+            transitions=JOB_TRANSITIONS,
+            pending=JobStatus.PENDING,
+            running=JobStatus.RUNNING,
+            failed=JobStatus.FAILED,
+            key=key,
+            enqueue=send,
+            load=lambda rows: rows.defer(*(f for f in ("messages", "tries") if hasattr(model, f))),
+            rerun_reset=lambda row: {"tries": [], "error": ""},
+            fail_message="The worker stopped while running this ({attempts} tries). Retry it.",
+        )
+    )
+
+
+STATE = state_job(
+    "state pass", StatePass, STATE_PASS, state_key, state_pass_send, "an outcome's witnesses' state"
+)

@@ -7,7 +7,7 @@ A task of its own rather than a field of the state pass's answer: the state pass
 proposes a significance as it writes each memory, from that one outcome; this one weighs
 the memory afterwards, with a short answer (numbers only) that can be retried or skipped
 without holding the state back, and it also weighs memories the state pass did not write
-(told ones). Once per outcome (its `SignificancePass` row is the claim); an answer that will
+(told ones). Once per outcome (its `SignificancePass` row, a job under a lease); an answer that will
 not validate is sent back once, then the pass fails with its reason (the GM reads it in the
 state drawer). Counted against the frame's model budget as background work."""
 
@@ -16,19 +16,22 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lmix.errors import ApplicationError
 from lmix.llm.base import LLMError, Message
 from lmix.llm.client import llm_structured
+from lmix.realtime.leases import lease_claim, lease_held
 
 from ..budget import Work, budget_admits
+from ..enqueue import SIGNIFICANCE_PASS, significance_key, significance_pass_send
 from ..events import notify_state_changed
 from ..medium.context import flat
 from ..medium.run import medium_model
 from ..models import Outcome
-from ..state_models import SIGNIFICANCE_MAX, Memory, SignificancePass, StatePassStatus
+from ..state_models import SIGNIFICANCE_MAX, Memory, SignificancePass
+from .run import pass_finish, state_job
 from .schema import _whole
 from .services import pins_cap
 
@@ -86,35 +89,27 @@ def significance_pass_run(*, outcome_id: object) -> SignificancePass | None:
     """Weigh the frame's unweighed memories after `outcome_id`'s state pass, once.
 
     Returns:
-        Its `SignificancePass` (done or failed), or None: state passes are off, the outcome
-        is gone, or it ran already. A run whose worker died is not run again: the next
-        outcome's pass weighs what it left.
+        Its `SignificancePass` (done or failed), or None: state passes are off, or another
+        run has it (or had it).
     """
     if not settings.LMIX_STATE_PASSES:
         return None
-    outcome = Outcome.objects.select_related("frame__medium_model").filter(pk=outcome_id).first()
-    if outcome is None:
-        return None
-    try:
-        with transaction.atomic():
-            pass_ = SignificancePass.objects.create(outcome=outcome, frame=outcome.frame)
-    except IntegrityError:
-        return None
-    tries: list[dict[str, Any]] = []
-    error = ""
-    try:
-        _run(outcome, tries)
-    except (LLMError, ApplicationError) as failure:
-        error = flat(str(failure), 2000)
-    except Exception:
-        logger.exception("the significance pass of outcome %s failed unexpectedly", outcome.pk)
-        error = UNEXPECTED
-    to = StatePassStatus.FAILED if error else StatePassStatus.DONE
-    SignificancePass.move(pass_.pk, to, error=error, tries=tries)
-    pass_.status, pass_.error = to, error
-    if error:
-        logger.warning("the significance pass of outcome %s failed: %s", outcome.pk, error)
-    return pass_
+    with lease_held() as owner:
+        if not lease_claim(SIGNIFICANCE, outcome_id, owner):
+            return None
+        pass_ = SignificancePass.objects.get(pk=outcome_id)
+        outcome = Outcome.objects.select_related("frame__medium_model").get(pk=outcome_id)
+        tries: list[dict[str, Any]] = []
+        error = ""
+        try:
+            _run(outcome, tries)
+        except (LLMError, ApplicationError) as failure:
+            error = flat(str(failure), 2000)
+        except Exception:
+            logger.exception("the significance pass of outcome %s failed unexpectedly", outcome.pk)
+            error = UNEXPECTED
+        pass_finish(pass_, tries, error=error)
+        return pass_
 
 
 def _run(outcome: Outcome, tries: list[dict[str, Any]]) -> None:
@@ -153,3 +148,13 @@ def _run(outcome: Outcome, tries: list[dict[str, Any]]) -> None:
         for seat_id in seat_ids:
             pins_cap(seat_id)
         notify_state_changed(frame.pk, seat_ids)
+
+
+SIGNIFICANCE = state_job(
+    "significance pass",
+    SignificancePass,
+    SIGNIFICANCE_PASS,
+    significance_key,
+    significance_pass_send,
+    "an outcome's new memories weighed",
+)

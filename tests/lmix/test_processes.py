@@ -55,3 +55,30 @@ def test_freezing_moves_the_startup_objects_out_of_collections():
         assert gc.get_freeze_count() > 1000  # Django and this suite's modules, at least
     finally:
         gc.unfreeze()
+
+
+def test_serve_fails_when_its_port_is_taken_so_a_supervisor_restarts_it():
+    """daphne logs "Address already in use" and stops as from a clean stop; `serve` must
+    exit non-zero, or a supervisor that restarts failed processes never restarts it."""
+    import socket
+    import subprocess
+    import sys
+
+    from tests.live_processes import ROOT, child_env
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = [sys.executable, "manage.py", "serve", "--quiet", "--worker", "no"]
+        done = subprocess.run(
+            [*command, "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=child_env(LMIX_SWEEPER="false"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode != 0
+    assert f"Could not listen on 127.0.0.1:{port}" in done.stderr
+    assert "LMiX stopped." not in done.stdout

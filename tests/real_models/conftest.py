@@ -14,6 +14,13 @@ def checkpoints_often(settings):
     settings.LMIX_STREAM_CHECKPOINT_SECONDS = 0.05
 
 
+@pytest.fixture(autouse=True)
+def slots_as_deployed(settings):
+    """A local server's slots, as a deployment has them (the suite's default is none): the
+    server answers one request at a time, so LMiX sends one at a time (lmix/llm/slots.py)."""
+    settings.LMIX_LOCAL_MODEL_SLOTS = 1
+
+
 @pytest.fixture(scope="session")
 def llama() -> ModelServer:
     with model_server() as server:

@@ -17,7 +17,7 @@ from synthesis.export import frame_export
 from synthesis.frame_events import frame_group, gm_group, seat_group, spectator_group
 from synthesis.frame_selectors import frame_access
 from synthesis.frames import spectators_set
-from synthesis.models import Frame, Liquid, Outcome, Window
+from synthesis.models import Frame, Liquid, Outcome, SeatAct, Window
 from synthesis.selectors import frame_view, spectator_view
 from tests.conftest import logged_in_client
 from tests.synthesis.conftest import Scene, run
@@ -168,8 +168,12 @@ def test_the_gm_regenerates_a_held_intention_and_the_seat_acts_again(user, serve
     assert answer.status_code == 204, answer.content
     liquid.refresh_from_db()
     assert liquid.status == "withdrawn"
-    enqueued.assert_called_once_with(str(scene.tony.pk), None)
-    again = tony_acts(scene, server, "I pour everyone a glass of water.")  # as that task would
+    (act,) = SeatAct.objects.filter(seat=scene.tony, status="pending")
+    enqueued.assert_called_once_with(act.pk)
+    server.queue(text="I pour everyone a glass of water.")
+    again = Liquid.objects.get(pk=ai_seats.ai_act_run(act_id=act.pk).pk)  # as its task does
+    act.refresh_from_db()
+    assert act.status == "done" and ai_seats.ai_act_run(act_id=act.pk) is None  # once
     assert (again.held, again.status, again.flags) == (False, "committed", [])
     assert "pour everyone a glass" in readers(scene, user)["alice"]
     # Only a submitted intention can be thrown away: a committed one is the table's now.

@@ -4,6 +4,8 @@ page at a time, with its pass and character, the real error, and the frame's tot
 another frame's calls; players 403; a fixed number of queries whatever the number of
 calls."""
 
+import json
+import time
 import uuid
 from datetime import timedelta
 
@@ -240,3 +242,44 @@ def test_the_queries_are_as_many_for_one_call_as_for_a_full_page(
     # The user, the frame's access (two), then the page, its passes and outcomes, the
     # seats, the totals.
     count_queries(client, scene.frame, django_assert_max_num_queries, 8)
+
+
+def test_the_gm_sees_what_runs_and_waits_at_a_one_slot_model_and_nothing_of_other_frames(user):
+    """A local server serving one call at a time: its queue, in the order calls will go,
+    each by its purpose alone (another frame's calls share the server)."""
+    from lmix.llm import slots
+
+    scene = Scene(user)
+    endpoint = f"http://127.0.0.1:9/{uuid.uuid4().hex}/v1"
+    scene.frame.medium_model = LLMModel.objects.create(
+        owner=user,
+        name="Local llama",
+        provider="openai_compatible",
+        api_endpoint=endpoint,
+        model_id="llama",
+        config={"concurrency": 1},
+    )
+    scene.frame.save()
+    store, now = slots.store(), time.time()
+    for n, purpose in enumerate(["synthesis.state", "synthesis.soft", "synthesis.bones"]):
+        about = json.dumps({"purpose": purpose, "subject": "pass:SECRET-ID", "since": now - 3})
+        ticket = slots.Ticket(endpoint, 1, slots.rank(purpose) * 1e14 + n, f"t{n}", about)
+        store.try_take(ticket, now)
+
+    (queue,) = calls_of(logged_in_client(user), scene.frame)["queues"]
+
+    assert (queue["model"], queue["slots"]) == ("Local llama", 1)
+    assert [c["label"] for c in queue["running"]] == ["Updating the characters' state"]
+    assert [c["label"] for c in queue["waiting"]] == [
+        "Resolving what happened (bones)",
+        "Reading an intention (soft pass)",
+    ]
+    assert all(c["seconds"] >= 3 for c in queue["running"] + queue["waiting"])
+    assert "SECRET-ID" not in json.dumps(queue)
+    for n in range(3):
+        store.release(slots.Ticket(endpoint, 1, 0, f"t{n}", ""))
+
+
+def test_a_model_that_is_not_limited_has_no_queue(user):
+    scene = Scene(user)
+    assert calls_of(logged_in_client(user), scene.frame)["queues"] == []

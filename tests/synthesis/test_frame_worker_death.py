@@ -11,10 +11,11 @@ from lmix.models import LLMCall, LLMModel
 from synthesis import tasks
 from synthesis.liquid import liquid_commit, liquid_submit
 from synthesis.medium.prompts import reply_cap
-from synthesis.models import Narrative, Outcome, Pass, Window
+from synthesis.models import Liquid, Narrative, Outcome, Pass, SeatAct, Window
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.live_processes import child_env, kill_9, worker_process
-from tests.synthesis.conftest import make_frame, seat_player
+from tests.synthesis.conftest import Scene, make_frame, seat_player
+from tests.synthesis.test_medium import fake_model
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -119,3 +120,48 @@ def test_a_medium_pass_survives_kill_9_of_its_worker_mid_narrative(user, server)
     assert len([r for r in server.requests if not r.body.get("stream")]) == 1
     calls = LLMCall.objects.filter(purpose="synthesis.flesh").order_by("created_at")
     assert calls[0].finished_at is None and all(c.finished_at for c in calls[1:])
+
+
+LINE = "I wipe down the bar and nod at Alice."
+
+
+@pytest.mark.usefixtures("nobody_here")
+def test_an_ai_act_survives_kill_9_of_its_worker_and_is_finished_once_without_the_gm(user):
+    """The streams worker dies while an AI character "types": the short worker's sweep
+    finds the act's lapsed lease, the next streams worker writes it, and the character
+    acts once, with nobody pressing advance."""
+    with FakeLLMServer() as fake:
+        fake.responder = lambda request: Reply(text=LINE, delay=4)  # long enough to die in
+        scene = Scene(user)
+        scene.tony.assistant.model = fake_model(user, fake)
+        scene.tony.assistant.save()
+        # As the GM's advance leaves it; its task is the sweep's to send (nobody_here).
+        act = SeatAct.objects.create(seat=scene.tony)
+        env = child_env(
+            LMIX_LEASE_HEARTBEAT_SECONDS="0.5",
+            LMIX_LEASE_TIMEOUT_SECONDS="6",
+            LMIX_PENDING_REQUEUE_SECONDS="0",
+            SWEEP_INTERVAL_SECONDS="0.5",
+            LMIX_LLM_ALLOWED_NETWORKS="127.0.0.0/8",
+        )
+        with worker_process(env, queues="short"):  # the sweeps
+            with worker_process(env, queues="streams") as first:
+                wait_for(lambda: fake.requests or None, 60)  # the act's call is under way
+                kill_9(first)
+            act.refresh_from_db()
+            assert (act.status, act.attempts) == ("running", 1)
+            assert not Liquid.objects.filter(seat=scene.tony).exists()
+
+            with worker_process(env, queues="streams"):
+                wait_for(
+                    lambda: SeatAct.objects.filter(
+                        pk=act.pk, status__in=["done", "failed"]
+                    ).first(),
+                    90,
+                )
+        act.refresh_from_db()
+        assert act.status == "done", act.error
+        assert act.attempts >= 2  # the killed run and the rerun
+        (liquid,) = Liquid.objects.filter(seat=scene.tony)  # once
+        assert (liquid.content, liquid.status) == (LINE, "committed")
+        assert len(fake.requests) >= 2

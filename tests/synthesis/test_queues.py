@@ -53,7 +53,7 @@ def test_model_streams_have_a_queue_of_their_own():
         "synthesis.tasks.window_fire_task",
         "synthesis.tasks.frames_sweep_task",
         "synthesis.tasks.scene_check_task",
-        "productions.tasks.turns_sweep_task",
+        "lmix.tasks.jobs_sweep_task",
     }
     assert {queue_of(name) for name in streams} == {"streams"}
     assert {queue_of(name) for name in short} == {"short"}

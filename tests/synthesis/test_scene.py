@@ -51,7 +51,7 @@ def ai_work(monkeypatch):
     when every one has)."""
     counts: Counter = Counter()
     lock = threading.Lock()
-    delay, act = tasks.ai_act_task.delay, tasks.ai_act
+    delay, act = tasks.ai_act_task.delay, tasks.ai_act_run
 
     def counted_delay(*args, **kwargs):
         with lock:
@@ -66,7 +66,7 @@ def ai_work(monkeypatch):
                 counts["ran"] += 1
 
     monkeypatch.setattr(tasks.ai_act_task, "delay", counted_delay)
-    monkeypatch.setattr(tasks, "ai_act", counted_act)
+    monkeypatch.setattr(tasks, "ai_act_run", counted_act)
     return counts
 
 

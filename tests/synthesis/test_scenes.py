@@ -7,6 +7,7 @@ their size stays flat however long the play."""
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.db import transaction
 
 from lmix.models import LLMCall, LLMModel
@@ -329,14 +330,21 @@ def test_the_sweep_sends_a_lost_summary_again_and_fails_a_dead_workers_run(user,
     scene = Scene(user)
     play(scene, "waves")
     lost, _ = scene_close(frame=scene.frame, reason="gm")
-    assert scene_run.scene_summaries_sweep() == 0  # not lost yet: its task may be on its way
-    old = lost.updated_at - timedelta(seconds=scene_run.PENDING_AFTER + 1)
+    swept = scene_run.scene_summaries_sweep
+    assert swept()["requeued"] == 0  # not lost yet: its task may be on its way
+    old = lost.updated_at - timedelta(seconds=settings.LMIX_PENDING_REQUEUE_SECONDS + 1)
     PlayScene.objects.filter(pk=lost.pk).update(updated_at=old)
-    assert scene_run.scene_summaries_sweep() == 1 and sent == [lost.pk]
-    assert scene_run.scene_summaries_sweep() == 0  # once per interval
-    dead = lost.updated_at - timedelta(seconds=scene_run.STALE_SECONDS + 1)
-    PlayScene.objects.filter(pk=lost.pk).update(summary_status="running", updated_at=dead)
-    scene_run.scene_summaries_sweep()
+    assert swept()["requeued"] == 1 and sent == [lost.pk]
+    assert swept()["requeued"] == 0  # once per interval
+    # A run whose worker died, on its last run: failed, for the GM's retry.
+    dead = lost.updated_at - timedelta(seconds=settings.LMIX_LEASE_TIMEOUT_SECONDS + 1)
+    PlayScene.objects.filter(pk=lost.pk).update(
+        summary_status="running",
+        lease_owner="dead:1:x",
+        heartbeat_at=dead,
+        attempts=settings.LMIX_LEASE_MAX_RESTARTS + 1,
+    )
+    assert swept()["failed"] == 1
     failed = PlayScene.objects.get(pk=lost.pk)
     assert failed.summary_status == "failed" and "stopped" in failed.summary_error
 

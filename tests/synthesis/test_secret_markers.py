@@ -26,7 +26,7 @@ from lmix.models import LLMModel
 from lmix.realtime import publish
 from productions.services import production_create
 from synthesis import medium
-from synthesis.ai_seats import ai_act, frame_advance
+from synthesis.ai_seats import ai_act_run, frame_advance
 from synthesis.frame_events import frame_group, gm_group, seat_group, spectator_group
 from synthesis.frames import frame_create, frame_join
 from synthesis.liquid import liquid_commit, liquid_submit
@@ -190,7 +190,7 @@ def play(frame, seats, players, acting: tuple[int, ...]) -> None:
                 liquid.refresh_from_db()
                 liquid_commit(liquid=liquid, user=players[index])
             for call in ai_delay.call_args_list:
-                ai_act(seat_id=call.args[0], outcome_id=call.args[1])
+                ai_act_run(act_id=call.args[0])
             ai_delay.reset_mock()
             for call in soft.call_args_list:
                 soft_pass_run(pass_id=call.args[0])

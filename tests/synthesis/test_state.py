@@ -9,6 +9,7 @@ import uuid
 from unittest import mock
 
 import pytest
+from django import conf
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
@@ -26,7 +27,15 @@ from synthesis.state.levels import level
 from synthesis.state.run import state_pass_run
 from synthesis.state.schema import CharacterChange, EdgeChange, StateProposal
 from synthesis.state.services import delta_record, state_apply
-from synthesis.state_models import DeltaKind, Edge, Memory, SeatState, StateDelta, StatePass
+from synthesis.state_models import (
+    DeltaKind,
+    Edge,
+    Memory,
+    SeatState,
+    SignificancePass,
+    StateDelta,
+    StatePass,
+)
 from tests.conftest import logged_in_client
 from tests.round_trips import round_trips
 from tests.synthesis.conftest import Scene, run, sent
@@ -168,13 +177,22 @@ def test_levels_follow_the_seed():
 
 def outcome_for(scene: Scene, witnesses: list, text: str = "opens the door") -> Outcome:
     seq = (Outcome.objects.filter(frame=scene.frame).order_by("-seq").first() or Outcome(seq=0)).seq
-    return Outcome.objects.create(
+    outcome = Outcome.objects.create(
         frame=scene.frame,
         seq=seq + 1,
         seat=scene.alice,
         actions_resolved=[{"seat": str(scene.alice.pk), "action": text, "result": "success"}],
         witnesses=[str(s.pk) for s in witnesses],
     )
+    if conf.settings.LMIX_STATE_PASSES:  # its pass pending, as bones leave it; run by the test
+        StatePass.objects.create(outcome=outcome, frame=scene.frame)
+    return outcome
+
+
+def weighed(outcome: Outcome) -> Outcome:
+    """`outcome` with its significance pass pending, as its state pass leaves it."""
+    SignificancePass.objects.create(outcome=outcome, frame=outcome.frame)
+    return outcome
 
 
 def flesh_prompt(scene: Scene, seat) -> str:
@@ -344,8 +362,11 @@ def test_an_answer_repaired_on_its_retry_is_applied(user, server):
 def test_state_passes_stay_off_when_the_setting_says_so(user, settings):
     settings.LMIX_STATE_PASSES = False
     scene = Scene(user)
-    assert state_pass_run(outcome_id=outcome_for(scene, [scene.alice]).pk) is None
-    assert not StatePass.objects.exists()
+    outcome = outcome_for(scene, [scene.alice])
+    assert not StatePass.objects.exists()  # no job made
+    StatePass.objects.create(outcome=outcome, frame=scene.frame)  # one from before it was off
+    assert state_pass_run(outcome_id=outcome.pk) is None
+    assert StatePass.objects.get().status == "pending"
 
 
 # -- prompts ------------------------------------------------------------------------------
@@ -484,22 +505,28 @@ def test_a_models_loose_numbers_and_moods_are_read_not_refused():
     assert b.mood is None  # a mood we have no name for leaves the mood as it was
 
 
-def test_a_state_pass_whose_worker_died_runs_again_on_redelivery_and_only_then(user):
+def test_a_state_pass_whose_worker_died_runs_again_after_the_sweep_and_only_then(user):
     from datetime import timedelta
 
     from django.utils import timezone
 
-    from synthesis.state.run import STALE_SECONDS
+    from lmix.realtime.leases import lease_sweep
+    from synthesis.state.run import STATE
 
     scene = Scene(user)
     outcome = outcome_for(scene, [scene.alice, scene.bob])
-    StatePass.objects.create(outcome=outcome, frame=scene.frame)  # its worker died here
-    assert state_pass_run(outcome_id=outcome.pk) is None  # still fresh: someone runs it
+    # Claimed by a worker that died at once: running under a lease nobody renews.
     StatePass.objects.filter(pk=outcome.pk).update(
-        updated_at=timezone.now() - timedelta(seconds=STALE_SECONDS + 1)
+        status="running", lease_owner="dead:1:x", heartbeat_at=timezone.now(), attempts=1
     )
+    assert state_pass_run(outcome_id=outcome.pk) is None  # a redelivery: someone runs it
+    assert lease_sweep(STATE, lapsed_after=60)["restarted"] == 0  # its lease holds yet
+    StatePass.objects.filter(pk=outcome.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=61)
+    )
+    assert lease_sweep(STATE, lapsed_after=60)["restarted"] == 1
     again = state_pass_run(outcome_id=outcome.pk)
-    assert again.status == "done"
+    assert (again.status, again.attempts) == ("done", 2)
     assert Memory.objects.filter(outcome=outcome).count() == 2
     assert state_pass_run(outcome_id=outcome.pk) is None  # done: never again
 
@@ -701,7 +728,7 @@ def test_the_significance_pass_caps_the_pins_letting_the_least_recent_go(user):
     for n in range(PINS_MAX + 2):
         outcome = outcome_for(scene, [scene.alice])
         memory_record(seat=scene.alice, outcome=outcome, text=f"PIN-{n:02d} a death")
-    significance_pass_run(outcome_id=outcome.pk)
+    significance_pass_run(outcome_id=weighed(outcome).pk)
     pinned = Memory.objects.filter(seat=scene.alice, pinned=True)
     assert pinned.count() == PINS_MAX
     assert not pinned.filter(text__startswith="PIN-00").exists()
@@ -719,7 +746,7 @@ def test_a_significance_answer_that_will_not_validate_fails_visibly(user, server
     memory_record(seat=scene.alice, outcome=outcome, text="a quiet day")
     server.queue(data={"nope": 1})
     server.queue(data={"scores": "none"})
-    failed = significance_pass_run(outcome_id=outcome.pk)
+    failed = significance_pass_run(outcome_id=weighed(outcome).pk)
     assert failed.status == "failed" and failed.error
     assert not Memory.objects.get(seat=scene.alice).scored
     gm = logged_in_client(user).get(f"/api/frames/{scene.frame.pk}/seats/{scene.alice.pk}/state")
@@ -836,7 +863,7 @@ def test_a_significance_pass_over_the_budget_fails_with_that_reason(user, monkey
     memory_record(seat=scene.alice, outcome=outcome, text="a death in the harbour")
     asked = []
     monkeypatch.setattr(significance, "budget_admits", lambda **kw: asked.append(kw) or False)
-    failed = significance.significance_pass_run(outcome_id=outcome.pk)
+    failed = significance.significance_pass_run(outcome_id=weighed(outcome).pk)
     assert failed.status == "failed" and "budget" in failed.error
     assert asked and asked[0]["frame_id"] == scene.frame.pk
     assert not LLMCall.objects.filter(purpose="synthesis.significance").exists()

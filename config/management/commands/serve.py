@@ -8,13 +8,24 @@ from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.urls import get_resolver
 
 from authoring.demo import DEMO_ADMIN, DEMO_USERS
 from lmix.heap import collector, freeze_startup_objects
 from lmix.realtime.sweeper import start_sweeper, stop_sweeper
 from lmix.realtime.transport import limit_websockets, server_limits
+
+
+class ListeningServer(Server):
+    """daphne's server, remembering why it could not listen (daphne logs it, stops, and
+    returns as from a clean stop)."""
+
+    listen_failure = ""
+
+    def listen_error(self, failure) -> None:
+        self.listen_failure = failure.getErrorMessage()
+        super().listen_error(failure)
 
 
 class Command(BaseCommand):
@@ -65,7 +76,7 @@ class Command(BaseCommand):
                 collector.start(asyncio.get_event_loop())
                 limit_websockets(server)
 
-            server = Server(
+            server = ListeningServer(
                 application=application,
                 endpoints=build_endpoint_description_strings(host=host, port=port),
                 signal_handlers=True,
@@ -74,6 +85,8 @@ class Command(BaseCommand):
                 **server_limits(),
             )
             server.run()
+        if server.listen_failure:  # a supervisor restarts a process that failed, not one done
+            raise CommandError(f"Could not listen on {host}:{port}: {server.listen_failure}")
         self.stdout.write("LMiX stopped.")
 
     def _banner(self, host: str, port: int, run_worker: bool) -> None:

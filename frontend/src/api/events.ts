@@ -29,6 +29,7 @@ export type FrameMessage =
   | SkillAdded
   | Presence
   | PresenceAsk
+  | ModelWaiting
   | LiquidEvent
   | PassFailed
   | NarrativeToken
@@ -372,6 +373,16 @@ export interface Presence {
  */
 export interface PresenceAsk {
   type: 'presence.ask'
+}
+/**
+ * A character's pass waits for its model server's turn (lmix/llm/slots.py): `ahead`
+ * calls go before it, 0 once it is sent. Ephemeral and never numbered, like presence.
+ */
+export interface ModelWaiting {
+  type: 'model.waiting'
+  seat: string | null
+  step: 'outcome' | 'narrative' | 'act'
+  ahead: number
 }
 export interface LiquidEvent {
   type:

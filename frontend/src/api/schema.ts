@@ -2312,13 +2312,15 @@ export type components = {
         /**
          * FrameCalls
          * @description A page of the frame's LLM calls, newest first; `next_before` (the `before` of the
-         *     next page) is null on the last page.
+         *     next page) is null on the last page. `queues`: the frame's models that serve a few
+         *     calls at a time, and what runs and waits on each now.
          */
         FrameCalls: {
             calls: components["schemas"]["FrameCall"][];
             next_before: number | null;
             page_size: number;
             totals: components["schemas"]["FrameCallTotals"];
+            queues: components["schemas"]["ModelQueue"][];
         };
         FrameCloseRequest: {
             /**
@@ -2772,6 +2774,17 @@ export type components = {
          * @enum {string}
          */
         LoreLayer: "universal" | "affiliation" | "persona";
+        /**
+         * ModelQueue
+         * @description One of the frame's models whose server serves `slots` calls at once: what runs on
+         *     it now and what waits, in the order they will go.
+         */
+        ModelQueue: {
+            model: string;
+            slots: number;
+            running: components["schemas"]["QueuedCall"][];
+            waiting: components["schemas"]["QueuedCall"][];
+        };
         ModelTestRequest: {
             /** Format: uuid */
             id?: string;
@@ -3352,6 +3365,15 @@ export type components = {
          * @enum {string}
          */
         Provider: "openai" | "openai_compatible" | "ollama" | "anthropic" | "offline";
+        /**
+         * QueuedCall
+         * @description A call at a model's server (lmix/llm/slots.py): what it is for, and how long ago it
+         *     asked. Any frame's: only its purpose shows.
+         */
+        QueuedCall: {
+            label: string;
+            seconds: number;
+        };
         /** @enum {string} */
         ReaderEnum: "gm" | "player";
         /**

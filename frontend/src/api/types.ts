@@ -188,6 +188,7 @@ export type FrameCalls = Schemas['FrameCalls']
 export type FrameCall = Schemas['FrameCall']
 export type FrameCallStatus = Schemas['FrameCallStatusEnum']
 export type FrameCallTotals = Schemas['FrameCallTotals']
+export type ModelQueue = Schemas['ModelQueue']
 /**
  * GET /api/frames/{id}/seats/{seat}/sheet (the seat's player or the GM): the character sheet
  * and scene intro, exactly what the character's prompts may know.

@@ -3,9 +3,10 @@
  * It reads the frame at once and after every (re)connect or gap, stops for good on 4401
  * (the session is handed to the login check), 4403 (not, or no longer, in this frame) and
  * 4404 (the frame ended for good: closed by its GM, or deleted; read once more then), and
- * sends the player's typing presence, throttled.
+ * sends the player's typing presence, throttled. A narrative that stays silent past the
+ * server's own timeout is re-read (`store.stalled`): its last event was lost on the way.
  */
-import { computed, watch, type MaybeRefOrGetter, toValue } from 'vue'
+import { computed, getCurrentScope, onScopeDispose, watch, type MaybeRefOrGetter, toValue } from 'vue'
 import { frameSocketUrl } from '@/api/frames'
 import { reportUnauthorized } from '@/api/http'
 import type { FrameMessage } from '@/api/types'
@@ -18,6 +19,8 @@ import { useFrameStore } from '@/stores/frame'
 export const VAPOR_EVERY_MS = 2500
 /** The frame was closed for good or deleted: nothing will ever be sent on its socket. */
 export const CLOSE_GONE = 4404
+/** How often the page looks for a narrative that went silent (`store.stalled`). */
+export const STALL_CHECK_MS = 5000
 
 export function useFrameSocket(frameId: MaybeRefOrGetter<string>) {
   const store = useFrameStore()
@@ -33,6 +36,10 @@ export function useFrameSocket(frameId: MaybeRefOrGetter<string>) {
   watch(socket.closeCode, (code) => {
     if (code === 4401) reportUnauthorized()
   })
+  const watchdog = setInterval(() => {
+    if (socket.status.value === 'open' && store.stalled()) void store.load(toValue(frameId)).catch(() => undefined)
+  }, STALL_CHECK_MS)
+  if (getCurrentScope()) onScopeDispose(() => clearInterval(watchdog))
   /** Refused or revoked: a kicked player, or a frame that is gone. Nothing more arrives. */
   const accessEnded = computed(() => socket.status.value === 'failed' && socket.closeCode.value === 4403)
   /** The frame ended for good (closed by its GM, or deleted): nothing more arrives. */

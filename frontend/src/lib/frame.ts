@@ -4,6 +4,7 @@
  * old snapshot plus its events with a fresh one). Also countdowns, pscale meanings and the
  * feed's order. No Vue, no I/O.
  */
+import type { InjectionKey, Ref } from 'vue'
 import type {
   Face,
   FrameMessage,
@@ -55,6 +56,11 @@ export interface Applied {
 
 /** The longest intention the server takes (synthesis/models.py LIQUID_MAX; tests/synthesis/test_limits.py keeps them equal). */
 export const LIQUID_MAX = 4000
+
+/** A seat's call waiting for its model's server (`model.waiting`), and how many go first. */
+export type ModelWaits = Record<string, { step: string; ahead: number }>
+/** The frame pages provide their store's waits; a window's badge shows its seat's. */
+export const MODEL_WAITS: InjectionKey<Ref<ModelWaits>> = Symbol('model-waits')
 
 export const LIVE_WINDOWS: readonly WindowStatus[] = ['open', 'firing', 'failed']
 const byId = <T extends { id: string }>(rows: T[]): Record<string, T> => Object.fromEntries(rows.map((r) => [r.id, r]))

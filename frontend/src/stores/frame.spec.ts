@@ -5,10 +5,10 @@ import { effectScope } from 'vue'
 import * as api from '@/api/frames'
 import { ApiError } from '@/api/http'
 import type { FrameView } from '@/api/types'
-import { useFrameSocket } from '@/composables/useFrameSocket'
+import { STALL_CHECK_MS, useFrameSocket } from '@/composables/useFrameSocket'
 import { FakeSocket } from '@/test/fakeSocket'
 import { makeFrameView, makeLiquid, makeNarrative, makeOutcome, makeScene, SEATS } from '@/test/factories'
-import { useFrameStore } from './frame'
+import { STALLED_AFTER_MS, useFrameStore } from './frame'
 import { useToastsStore } from './toasts'
 
 vi.mock('@/api/frames', () => ({
@@ -109,6 +109,42 @@ describe('frame store', () => {
     ws.push({ type: 'presence', seat: SEATS.bob, typing: false })
     await flushPromises()
     expect(store.typing).toEqual({})
+    stop()
+  })
+
+  it('re-reads a narrative whose stream went silent past the server’s timeout: its end was lost', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] })
+    const mine = { seat: SEATS.alice, text: 'The door', token_count: 1 }
+    const streaming = makeFrameView({ seq: 1, narratives: [makeNarrative({ id: 'n1', status: 'streaming', ...mine })] })
+    const done = makeFrameView({ seq: 1, narratives: [makeNarrative({ id: 'n1', ...mine, status: 'done', text: 'The door opens.' })] })
+    const { store, stop } = await live(streaming, streaming, done)
+    expect(api.getFrame).toHaveBeenCalledTimes(2)
+    vi.advanceTimersByTime(STALL_CHECK_MS) // first seen silent here
+    vi.advanceTimersByTime(STALLED_AFTER_MS - STALL_CHECK_MS)
+    await flushPromises()
+    expect(api.getFrame).toHaveBeenCalledTimes(2) // not yet: the server may still send it
+    vi.advanceTimersByTime(STALL_CHECK_MS)
+    await flushPromises()
+    expect(api.getFrame).toHaveBeenCalledTimes(3)
+    expect(store.state?.narratives.n1?.status).toBe('done')
+    vi.advanceTimersByTime(STALLED_AFTER_MS * 2)
+    await flushPromises()
+    expect(api.getFrame).toHaveBeenCalledTimes(3) // done: never again
+    vi.useRealTimers()
+    stop()
+  })
+
+  it('says a seat waits for the model, how many go first, until its call is sent', async () => {
+    const { store, ws, stop } = await live(makeFrameView({ seq: 1 }))
+    ws.push({ type: 'model.waiting', seat: SEATS.bob, step: 'outcome', ahead: 2 })
+    await flushPromises()
+    expect(store.waiting).toEqual({ [SEATS.bob]: { step: 'outcome', ahead: 2 } })
+    ws.push({ type: 'model.waiting', seat: SEATS.bob, step: 'outcome', ahead: 1 })
+    await flushPromises()
+    expect(store.waiting[SEATS.bob]?.ahead).toBe(1)
+    ws.push({ type: 'model.waiting', seat: SEATS.bob, step: 'outcome', ahead: 0 })
+    await flushPromises()
+    expect(store.waiting).toEqual({})
     stop()
   })
 

@@ -19,12 +19,19 @@ import {
   seatWindow,
   withLocalLiquid,
   type FrameState,
+  type ModelWaits,
 } from '@/lib/frame'
 import { withScenes } from '@/lib/scenes'
 import { useToastsStore } from './toasts'
 
 /** Snapshots that may lack a stream before its deltas are taken as stale (a deleted run's). */
 const GHOST_AFTER = 2
+/**
+ * A narrative streaming with no word for this long is re-read: the server fails a stream
+ * silent for 30 s (its between-token timeout), so by now it ended, and its end was an event
+ * this page did not get (pub/sub delivers at most once).
+ */
+export const STALLED_AFTER_MS = 45_000
 
 export const useFrameStore = defineStore('frame', () => {
   const toasts = useToastsStore()
@@ -35,6 +42,8 @@ export const useFrameStore = defineStore('frame', () => {
   const loadError = ref<ApiError | null>(null)
   /** Seat → when it was last heard typing (presence is ephemeral: never in a snapshot). */
   const typing = ref<Record<string, number>>({})
+  /** Seat → its call waiting for the model's server, and how many go first (ephemeral too). */
+  const waiting = ref<ModelWaits>({})
   /** Seats whose player has a socket open now (sockets greet each other; never in a snapshot). */
   const online = ref<Set<string>>(new Set())
   /** The action in flight ('submit', 'commit:<id>', 'pause'…), to disable its button. */
@@ -44,6 +53,8 @@ export const useFrameStore = defineStore('frame', () => {
   const passesError = ref<ApiError | null>(null)
   // Streams heard of but missing from snapshots: id → how many snapshots lacked them.
   const ghosts = new Map<string, number>()
+  /** Stream → when this page last heard of it (`stalled`). */
+  const heard = new Map<string, number>()
 
   const info = computed(() => state.value?.info ?? null)
   const seats = computed<Seat[]>(() => state.value?.seats ?? [])
@@ -69,10 +80,12 @@ export const useFrameStore = defineStore('frame', () => {
     frameId.value = id
     state.value = null
     typing.value = {}
+    waiting.value = {}
     passes.value = []
     passesError.value = null
     scenes.value = []
     ghosts.clear()
+    heard.clear()
   }
 
   /** Read the scenes (after each load and scene event); a failure keeps the last list. */
@@ -122,6 +135,14 @@ export const useFrameStore = defineStore('frame', () => {
       online.value = next
       return true
     }
+    if (msg.type === 'model.waiting') {
+      const key = msg.seat ?? ''
+      const next = { ...waiting.value }
+      if (msg.ahead > 0) next[key] = { step: msg.step, ahead: msg.ahead }
+      else delete next[key]
+      waiting.value = next
+      return true
+    }
     if (msg.type === 'presence') {
       const next = { ...typing.value }
       if (msg.typing) next[msg.seat] = Date.now()
@@ -137,6 +158,7 @@ export const useFrameStore = defineStore('frame', () => {
     if (msg.type === 'narrative.restarted') ghosts.set(msg.solid, GHOST_AFTER)
     const { state: next, resync } = applyEvent(state.value, msg)
     state.value = next
+    if (msg.type === 'narrative.token') heard.set(msg.solid, Date.now())
     if (msg.type === 'narrative.token' || msg.type === 'narrative.done') {
       const seat = msg.seat
       if (typing.value[seat]) typing.value = Object.fromEntries(Object.entries(typing.value).filter(([s]) => s !== seat))
@@ -155,6 +177,24 @@ export const useFrameStore = defineStore('frame', () => {
     if (misses >= GHOST_AFTER) return Infinity
     ghosts.set(id, misses)
     return 0
+  }
+
+  /**
+   * Whether a narrative still streams here that nothing was heard of for STALLED_AFTER_MS
+   * (the page then re-reads the frame: `useFrameSocket`).
+   */
+  function stalled(now = Date.now()): boolean {
+    let any = false
+    for (const n of Object.values(state.value?.narratives ?? {})) {
+      if (n.status !== 'streaming') continue
+      const last = heard.get(n.id)
+      if (last === undefined) heard.set(n.id, now)
+      else if (now - last >= STALLED_AFTER_MS) {
+        heard.set(n.id, now) // asked once per stall
+        any = true
+      }
+    }
+    return any
   }
 
   /** Run one request (not twice at once); errors become toasts. Resolves true on success. */
@@ -353,6 +393,7 @@ export const useFrameStore = defineStore('frame', () => {
     myLiquid,
     othersLiquid,
     typing,
+    waiting,
     online,
     loading,
     loadError,
@@ -364,6 +405,7 @@ export const useFrameStore = defineStore('frame', () => {
     load,
     apply,
     narrativePosition,
+    stalled,
     submit,
     write,
     retryWriting,

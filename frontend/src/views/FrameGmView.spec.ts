@@ -175,6 +175,7 @@ describe('FrameGmView', () => {
       next_before: null,
       page_size: 100,
       totals: { calls: 1, prompt_tokens: 900, completion_tokens: 0, errors: 1, latency_ms: 12, unfinished: 0 },
+      queues: [],
     })
     const scrolled = vi.fn()
     Element.prototype.scrollIntoView = scrolled

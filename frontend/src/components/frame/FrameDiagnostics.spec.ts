@@ -36,6 +36,7 @@ const page = (calls: FrameCall[], over: Partial<FrameCalls> = {}): FrameCalls =>
   next_before: null,
   page_size: 100,
   totals: { calls: calls.length, prompt_tokens: 1200, completion_tokens: 300, errors: 1, latency_ms: 4500, unfinished: 0 },
+  queues: [],
   ...over,
 })
 
@@ -50,6 +51,29 @@ afterEach(() => {
 })
 
 describe('FrameDiagnostics', () => {
+  it("shows what runs and waits at a model that serves one call at a time, in the order they go", async () => {
+    const queues = [
+      {
+        model: 'Local llama',
+        slots: 1,
+        running: [{ label: 'Narrating it (flesh)', seconds: 12.5 }],
+        waiting: [
+          { label: 'Resolving what happened (bones)', seconds: 2 },
+          { label: 'Updating the characters’ state', seconds: 9 },
+        ],
+      },
+    ]
+    getFrameCalls.mockResolvedValue(page([call()], { queues }))
+    const w = mountOpen()
+    await flushPromises()
+    expect(w.find('[data-testid="model-queue"] h3').text()).toContain('Local llama serves one call at a time')
+    expect(w.findAll('[data-testid="queue-running"]').map((r) => r.text())).toEqual(['running Narrating it (flesh) 12.5 s'])
+    expect(w.findAll('[data-testid="queue-waiting"]').map((r) => r.text())).toEqual([
+      'waiting Resolving what happened (bones) for 2 s',
+      'waiting Updating the characters’ state for 9 s',
+    ])
+  })
+
   it('reads the calls only once opened, and shows the totals and a row per call, newest first', async () => {
     getFrameCalls.mockResolvedValue(
       page([
