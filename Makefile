@@ -84,13 +84,15 @@ test-e2e: $(VENV)/.synced frontend/dist/index.html e2e-deps
 screenshots: $(VENV)/.synced frontend/dist/index.html e2e-deps
 	cd tests/e2e && LMIX_SCREENSHOTS=$(CURDIR)/docs/screenshots node --test --test-concurrency=1 --test-reporter=spec frames.test.mjs epilogue.test.mjs
 
-# Numbers to watch, not assertions: our own cost per prompt and per streamed delta,
-# pass-through to a websocket, recovery from `kill -9`, channel-layer fan-out, idle
-# sockets, and a frame's commit → outcome fan-out and prompt size vs history
+# Numbers to watch, not assertions: our own cost per prompt and per streamed delta, calls
+# to a one-slot model server, pass-through to a websocket, recovery from `kill -9`,
+# channel-layer fan-out, idle sockets, and a frame's commit → outcome fan-out and prompt
+# size vs history
 # (docs/realtime.md, docs/tasks.md; the figures, run by run: docs/benchmarks.md).
 # PostgreSQL + Redis when both URLs are set.
 bench: $(VENV)/.synced
 	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(PY) -m tests.bench
+	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL $(PY) -m tests.bench.slots
 	@if [ -n "$$DATABASE_URL" ] && [ -n "$$REDIS_URL" ]; then \
 		echo "== on PostgreSQL + Redis"; $(PY) -m tests.bench && \
 		echo "== channel layers: group fan-out" && $(PY) -m tests.bench.fanout && \

@@ -403,6 +403,12 @@ def ai_act_run(*, act_id: object) -> Liquid | None:
         return liquid
 
 
+def _act_held(act: SeatAct) -> QuerySet[SeatAct]:
+    """The act, if this run still holds it."""
+    held = {"lease_owner": act.lease_owner, "attempts": act.attempts}
+    return SeatAct.objects.filter(pk=act.pk, status=JobStatus.RUNNING, **held)
+
+
 def _act_end(act: SeatAct, to: str, *, error: str = "") -> bool:
     """End the act if this run still holds it (its lease as claimed)."""
     return SeatAct.move(
@@ -470,6 +476,7 @@ def _write(
                 purpose="synthesis.ai_act",
                 subject=f"seat:{seat.pk}",
                 waiting=model_waiting(seat.frame_id, seat.pk, "act"),
+                wanted=_act_held(act).exists if act is not None else None,
                 overrides=seat.assistant.config_override,
                 context=ai_reply(seat=seat, seats=seats, recent=recent, outcome=outcome),
             )

@@ -141,6 +141,14 @@ class LLMEmptyAnswer(LLMError):
     reason = "empty_answer"
 
 
+class LLMCancelled(LLMError):
+    """Its work was done, restarted or undone elsewhere while the call waited for its
+    server's turn (lmix/llm/slots.py): it was never sent."""
+
+    user_message = "The call was no longer needed and was not sent."
+    reason = "cancelled"
+
+
 class LLMEndpointRefused(LLMError):
     """The endpoint is outside LMIX_LLM_ALLOWED_NETWORKS; the message says why."""
 

@@ -91,16 +91,21 @@ def call_config_for(
 
 
 # Told how many calls go before this one at its model's server, while it waits (and 0
-# once it is sent): lmix/llm/slots.py.
+# once it is sent); `wanted`, asked every second meanwhile, says whether its work still
+# wants it (no: LLMCancelled, never sent). lmix/llm/slots.py.
 Waiting = Callable[[int], None]
 
 
 @contextmanager
 def _in_turn(
-    model: LLMModel, purpose: str, subject: str, waiting: Waiting | None
+    model: LLMModel,
+    purpose: str,
+    subject: str,
+    waiting: Waiting | None,
+    wanted: Callable[[], bool] | None,
 ) -> Iterator[None]:
     """One of the model's server's slots, waited for and held for the block: the call's
-    record, timeouts and retries start once it is its turn."""
+    record, timeouts and retries start once it is its turn (`wanted`: see slot_held)."""
 
     def api_key() -> str:
         try:
@@ -111,7 +116,12 @@ def _in_turn(
     config = model.config if isinstance(model.config, dict) else {}
     slots = slots_for(model.provider, model.api_endpoint, config, api_key)
     with slot_held(
-        endpoint=model.api_endpoint, slots=slots, purpose=purpose, subject=subject, waiting=waiting
+        endpoint=model.api_endpoint,
+        slots=slots,
+        purpose=purpose,
+        subject=subject,
+        waiting=waiting,
+        wanted=wanted,
     ):
         yield
 
@@ -207,6 +217,7 @@ def llm_complete(
     subject: str = "",
     context: object = None,
     waiting: Waiting | None = None,
+    wanted: Callable[[], bool] | None = None,
 ) -> Completion:
     """The whole text of one completion. `context`: what the prompt was compiled from, for
     the offline narrator (CallConfig.context).
@@ -216,7 +227,7 @@ def llm_complete(
     """
     usage = Usage()
     with (
-        _in_turn(model, purpose, subject, waiting),
+        _in_turn(model, purpose, subject, waiting, wanted),
         _recorded(
             kind="complete", purpose=purpose, usage=usage, model=model, subject=subject
         ) as row,
@@ -249,6 +260,7 @@ def llm_stream(
     subject: str = "",
     context: object = None,
     waiting: Waiting | None = None,
+    wanted: Callable[[], bool] | None = None,
 ) -> Iterator[str]:
     """Text deltas as they arrive; `usage` is filled when the stream ends (or is closed).
     `variant` numbers repeated takes of the same prompt and `context` holds what it was
@@ -269,7 +281,7 @@ def llm_stream(
     first = settings.LLM_FIRST_TOKEN_TIMEOUT_SECONDS
     between = settings.LLM_BETWEEN_TOKENS_TIMEOUT_SECONDS
     with (
-        _in_turn(model, purpose, subject, waiting),
+        _in_turn(model, purpose, subject, waiting, wanted),
         _recorded(
             kind="stream",
             purpose=purpose,
@@ -329,6 +341,7 @@ def llm_structured(
     wire: dict | None = None,
     context: object = None,
     waiting: Waiting | None = None,
+    wanted: Callable[[], bool] | None = None,
 ) -> T:
     """An instance of `schema`; on output that will not validate, `default` if given.
 
@@ -362,7 +375,7 @@ def llm_structured(
     usage = Usage()
     try:
         with (
-            _in_turn(model, purpose, subject, waiting),
+            _in_turn(model, purpose, subject, waiting, wanted),
             _recorded(
                 kind="structured", purpose=purpose, usage=usage, model=model, subject=subject
             ) as row,

@@ -37,10 +37,12 @@ from django.core.cache import cache
 
 from lmix.realtime.leases import lease_held, on_heartbeat
 
+from .base import LLMCancelled
 from .endpoints import looks_local, normalize_endpoint
 
 log = logging.getLogger("lmix.llm")
 POLL_SECONDS = 0.1  # how often a waiter asks again
+WANTED_EVERY_SECONDS = 1.0  # how often a waiter asks whether its work still wants it
 STALE_SECONDS = 5.0  # a waiter silent this long is gone (its process died)
 PROPS_TTL_SECONDS = 300.0  # how long a server's reported slots are believed
 RANK_DEFAULT = 2
@@ -228,6 +230,7 @@ def store() -> Store:
 
 
 _reported: dict[str, tuple[float, int | None]] = {}  # endpoint → (asked at, slots)
+_asking = threading.Lock()  # one probe at a time: calls starting together ask once
 
 
 def slots_for(
@@ -251,8 +254,11 @@ def slots_for(
     if ask and (asked is None or time.monotonic() - asked[0] > PROPS_TTL_SECONDS):
         from .discovery import server_slots  # it probes over the network policy
 
-        found = server_slots(provider, endpoint, api_key())
-        asked = _reported[endpoint] = (time.monotonic(), found)
+        with _asking:
+            asked = _reported.get(endpoint)
+            if asked is None or time.monotonic() - asked[0] > PROPS_TTL_SECONDS:
+                found = server_slots(provider, endpoint, api_key())
+                asked = _reported[endpoint] = (time.monotonic(), found)
     return (asked[1] if asked else None) or settings.LMIX_LOCAL_MODEL_SLOTS
 
 
@@ -264,10 +270,16 @@ def slot_held(
     purpose: str,
     subject: str = "",
     waiting: Callable[[int], None] | None = None,
+    wanted: Callable[[], bool] | None = None,
 ) -> Iterator[None]:
     """Hold one of `endpoint`'s `slots` for the block, waiting for it first in `purpose`'s
     rank (`slots` 0: at once). `waiting(ahead)` is told how many calls go before this one
-    whenever that changes, and 0 once it is sent."""
+    whenever that changes, and 0 once it is sent.
+
+    Raises:
+        LLMCancelled: `wanted()`, asked every second while the call waits, said no (its
+            work was done, restarted or undone elsewhere): it leaves the queue unsent.
+    """
     if slots <= 0:
         yield
         return
@@ -278,11 +290,16 @@ def slot_held(
     )
     slots_store = store()
     told = None
+    asked = time.monotonic()
     try:
         while (ahead := slots_store.try_take(ticket, time.time())) >= 0:
             if waiting is not None and ahead != told:
                 waiting(ahead)
             told = ahead
+            if wanted is not None and time.monotonic() - asked >= WANTED_EVERY_SECONDS:
+                asked = time.monotonic()
+                if not wanted():
+                    raise LLMCancelled()
             time.sleep(POLL_SECONDS)
         if waiting is not None and told is not None:
             waiting(0)

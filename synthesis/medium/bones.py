@@ -471,6 +471,7 @@ def _call(ctx: MediumContext, *, lease: PassLease, model: LLMModel) -> Bones:
             purpose="synthesis.bones",
             subject=f"pass:{ctx.pass_.pk}",
             waiting=model_waiting(ctx.pass_.frame_id, ctx.pass_.seat_id, "outcome"),
+            wanted=held_pass(lease).exists,
             max_tokens=bones_max_tokens(ctx),
             check=check,
             tries=tries,

@@ -188,6 +188,7 @@ def _stream(
         purpose="synthesis.flesh",
         subject=f"pass:{ctx.pass_.pk}",
         waiting=model_waiting(ctx.pass_.frame_id, narrative.seat_id, "narrative"),
+        wanted=held_pass(lease).exists,
         overrides={"max_tokens": limit},
         usage=Usage(),
         variant=take,  # another take of the same prompt

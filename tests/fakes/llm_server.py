@@ -114,6 +114,10 @@ class FakeLLMServer:
         # The context size GET /props (llama.cpp) and POST /api/show (Ollama) report; None:
         # those routes are 404, as on servers that have neither.
         self.context_size: int | None = None
+        # As llama.cpp's slots: how many requests it answers at once, the rest waiting in
+        # its own queue (GET /props says how many). None: every request at once.
+        self.total_slots: int | None = None
+        self._slots: threading.Semaphore | None = None
         # Consulted when nothing is queued: return a Reply, or None for the default.
         self.responder: Callable[[RecordedRequest], Reply | None] | None = None
         self.requests: list[RecordedRequest] = []
@@ -126,6 +130,12 @@ class FakeLLMServer:
         self._httpd = _Server((host, port), _Handler)
         self._httpd.fake = self
         self._thread: threading.Thread | None = None
+
+    def _slot(self) -> threading.Semaphore:
+        with self._lock:
+            if self._slots is None:
+                self._slots = threading.Semaphore(self.total_slots or 1)
+            return self._slots
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -271,6 +281,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         fake = self.server.fake
         request = self._record()
+        if fake.total_slots and request.path.startswith("/v1/"):
+            with fake._slot():  # waits its turn, as in llama.cpp's own queue
+                self._reply(fake, request)
+        else:
+            self._reply(fake, request)
+
+    def _reply(self, fake: FakeLLMServer, request: RecordedRequest) -> None:
         reply = fake._next_reply(request) or Reply()
         if reply.delay and fake._stopping.wait(reply.delay):
             return
@@ -289,6 +306,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply.status, reply.body, reply.headers)
         elif reply.status >= 400:
             self._send(reply.status, _error_body(reply.status, request, anthropic), reply.headers)
+        elif path == "/props" and request.method == "GET" and self.server.fake.total_slots:
+            body = _props_body(self.server.fake.context_size or 4096)
+            self._send(200, {**body, "total_slots": self.server.fake.total_slots}, reply.headers)
         elif path == "/props" and request.method == "GET" and self.server.fake.context_size:
             self._send(200, _props_body(self.server.fake.context_size), reply.headers)
         elif path == "/api/show" and request.method == "POST" and self.server.fake.context_size:

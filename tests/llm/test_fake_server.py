@@ -88,3 +88,35 @@ def test_it_can_answer_like_llama_cpp(fake_llm):
         taken = http.post("/chat/completions", json={**chat, "response_format": grammar}).json()
         assert taken["choices"][0]["message"]["content"] == '{"a": 1}'  # what was queued
         assert http.post(f"{fake_llm.root_url}/chat/completions", json=chat).status_code == 404
+
+
+def test_with_slots_it_answers_as_many_at_once_as_llama_cpp_and_says_so():
+    import threading
+    import time
+
+    with FakeLLMServer() as server:
+        server.total_slots = 1
+        held, most = 0, 0
+        lock = threading.Lock()
+
+        def answer(request) -> Reply:
+            nonlocal held, most
+            with lock:
+                held += 1
+                most = max(most, held)
+            time.sleep(0.3)
+            with lock:
+                held -= 1
+            return Reply(text="yes")
+
+        server.responder = answer
+        body = {"model": "fake-gpt", "messages": [{"role": "user", "content": "hi"}]}
+        ask = lambda: httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=10)  # noqa: E731
+        threads = [threading.Thread(target=ask) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert len(server.requests) == 3 and most == 1  # one at a time, the rest queued
+        props = httpx.get(f"{server.root_url}/props", timeout=5).json()
+        assert props["total_slots"] == 1

@@ -5,6 +5,7 @@ timeout started only once it is sent."""
 import json
 import threading
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -193,3 +194,72 @@ def test_a_llama_cpp_server_says_how_many_slots_it_has_and_others_get_the_settin
         assert slots.slots_for("openai_compatible", other.base_url + "/x", {}, lambda: "") == 0
     # A hosted API is not limited, nor asked.
     assert slots.slots_for("openai", "https://api.openai.com/v1", {}, lambda: "") == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_table_hears_how_many_calls_go_before_a_characters_and_when_it_is_sent(
+    one_slot, monkeypatch
+):
+    """`model.waiting` to the frame's group: what the window's badge shows."""
+    from lmix.realtime import publish
+    from synthesis.frame_events import frame_group, model_waiting
+
+    server, model = one_slot
+    server.responder = lambda request: time.sleep(1.0) or Reply(data={"word": "yes"})
+    published: list = []
+    monkeypatch.setattr(publish, "_put", lambda group, message: published.append((group, message)))
+
+    def call(seat: str) -> None:
+        llm_structured(
+            model=model,
+            messages=[],
+            schema=Answer,
+            purpose="synthesis.bones",
+            waiting=model_waiting("frame-1", seat, "outcome"),
+        )
+
+    a, b = str(uuid.uuid4()), str(uuid.uuid4())
+    first = threading.Thread(target=call, args=(a,))
+    first.start()
+    time.sleep(0.3)
+    call(b)  # waits for the first, then is sent
+    first.join(10)
+
+    heard = [(g, m["payload"]) for g, m in published]
+    assert {g for g, _ in heard} == {frame_group("frame-1")}
+    assert [(p["seat"], p["step"], p["ahead"]) for _, p in heard] == [
+        (b, "outcome", 1),
+        (b, "outcome", 0),
+    ]
+
+
+def test_a_waiting_call_whose_work_is_gone_leaves_the_queue_unsent():
+    """Asked every second while it waits: once its work no longer wants it (a rewind, a
+    restart elsewhere), it raises LLMCancelled and nobody waits behind it."""
+    from lmix.llm.base import LLMCancelled
+
+    endpoint = f"http://127.0.0.1:1/{time.time_ns()}"
+    busy = ticket(endpoint, "synthesis.flesh", 1)
+    slots.store().try_take(busy, time.time())  # the one slot, taken
+    still = threading.Event()
+    still.set()
+    outcome: list = []
+
+    def wait() -> None:
+        try:
+            with slots.slot_held(
+                endpoint=endpoint, slots=1, purpose="synthesis.bones", wanted=still.is_set
+            ):
+                outcome.append("sent")
+        except LLMCancelled:
+            outcome.append("cancelled")
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(1.5)  # asked once: still wanted
+    assert [c["purpose"] for c in slots.endpoint_queue(endpoint)["waiting"]] == ["synthesis.bones"]
+    still.clear()
+    waiter.join(5)
+    assert outcome == ["cancelled"]
+    assert slots.endpoint_queue(endpoint)["waiting"] == []
+    slots.store().release(busy)
