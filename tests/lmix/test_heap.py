@@ -115,6 +115,8 @@ def test_serve_collects_on_daphnes_loop_while_it_serves_and_hands_back_after(mon
     states: list[bool] = []
 
     class Server:
+        listen_failure = ""
+
         def __init__(self, *, ready_callable, **_options) -> None:
             self.ready = ready_callable
             self.ws_factory = SimpleNamespace(protocol=None)  # limit_websockets sets it
@@ -132,7 +134,7 @@ def test_serve_collects_on_daphnes_loop_while_it_serves_and_hands_back_after(mon
 
     built: list[Server] = []
     monkeypatch.setattr(
-        "config.management.commands.serve.Server",
+        "config.management.commands.serve.ListeningServer",
         lambda **kw: built.append(Server(**kw)) or built[0],
     )
     monkeypatch.setattr("config.management.commands.serve.freeze_startup_objects", lambda: None)
