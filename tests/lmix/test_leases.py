@@ -31,6 +31,7 @@ def test_a_kind_of_work_whose_claim_is_no_legal_move_is_refused():
             leases.LeasedWork(
                 name="a turn that can never start",
                 model=Turn,
+                task="productions.tasks.turn_generate_task",
                 transitions={"pending": set(), "streaming": set()},
                 pending="pending",
                 running="streaming",
