@@ -29,7 +29,7 @@ def test_every_task_of_the_apps_is_a_job_or_says_why_not():
         if name.split(".")[0] in {"lmix", "synthesis", "productions"}
     }
     runs = {work.task for work in jobs()} | {h.task for work in jobs() for h in work.handovers}
-    assert ours - runs == set(NOT_JOBS), "register the new task's work with `leased`"
+    assert ours - runs <= set(NOT_JOBS), "register the new task's work with `leased`"
     assert not runs & set(NOT_JOBS)
 
 
