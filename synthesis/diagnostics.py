@@ -114,9 +114,9 @@ def frame_calls(*, frame: Frame, before: int | None = None) -> dict[str, Any]:
         Seat.objects.filter(frame=frame).order_by().values_list("pk", "persona__name", *MODEL)
     )
     names = {str(pk): name for pk, name, *_ in seats}
-    models = [dict(zip(MODEL, model, strict=True)) for _, _, *model in seats]
+    models = [tuple(model) for _, _, *model in seats]
     if frame.medium_model_id is not None:
-        models.append({f"assistant__model__{f}": getattr(frame.medium_model, f) for f in FIELDS})
+        models.append(tuple(getattr(frame.medium_model, f) for f in FIELDS))
     return {
         "calls": [_call_body(row, passes, outcomes, names) for row in rows],
         "next_before": rows[-1].pk if more else None,
@@ -126,16 +126,15 @@ def frame_calls(*, frame: Frame, before: int | None = None) -> dict[str, Any]:
     }
 
 
-FIELDS = ("name", "provider", "api_endpoint", "config")
+FIELDS = ("name", "provider", "api_endpoint", "config")  # a model, as `_queues` reads it
 MODEL = tuple(f"assistant__model__{f}" for f in FIELDS)  # a seat's assistant's model
 
 
-def _queues(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _queues(models: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
     """Each of the frame's models whose server is limited to a few calls at once (once per
     endpoint), with what runs and waits there now (lmix/llm/slots.py)."""
     now, seen, queues = time.time(), set(), []
-    for model in models:
-        name, provider, endpoint, config = (model[f] for f in MODEL)
+    for name, provider, endpoint, config in models:
         if endpoint is None or endpoint in seen:
             continue
         seen.add(endpoint)

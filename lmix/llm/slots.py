@@ -102,9 +102,10 @@ for _, gone in ipairs(redis.call('ZRANGEBYSCORE', seen, '-inf', now - stale)) do
   redis.call('HDEL', about, gone)
 end
 if redis.call('ZSCORE', holders, ticket) then return -1 end
-redis.call('ZADD', waiters, 'NX', order, ticket)
+if redis.call('ZADD', waiters, 'NX', order, ticket) == 1 then
+  redis.call('HSET', about, ticket, ARGV[7])
+end
 redis.call('ZADD', seen, now, ticket)
-redis.call('HSET', about, ticket, ARGV[7])
 local busy = redis.call('ZCARD', holders)
 local ahead = redis.call('ZRANK', waiters, ticket)
 if ahead < slots - busy then
